@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+import { OPERATIONS, type Operation } from './contract/operations.js';
+
+/**
+ * The only reader of process.env. One zod schema, one frozen object; a bad setting stops
+ * start-up with a message naming it (ConfigError).
+ */
+
+const int = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+const url = z.url({ protocol: /^https?$/ });
+const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
+
+const operationLimit = z.strictObject({
+  ratePerSecond: z.number().positive().optional(),
+  maxConcurrent: z.number().int().min(1).optional(),
+  spendCapPerHour: z.number().int().min(1).optional(),
+});
+
+const limitsJson = z
+  .string()
+  .default('{}')
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.partialRecord(z.enum(OPERATIONS), operationLimit));
+
+const envSchema = z.object({
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  KAFKA_BROKERS: z
+    .string()
+    .min(1, 'is required (comma-separated host:port list)')
+    .transform((s) => s.split(',').map((b) => b.trim()))
+    .pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'each broker must be host:port')).min(1)),
+  KAFKA_CLIENT_ID: z.string().min(1).default('verification-gateway'),
+  KAFKA_GROUP_ID: z.string().min(1).default('verification-gateway'),
+  TOPIC_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9._-]+$/, 'may hold letters, digits, dot, underscore and hyphen only')
+    .default('verification'),
+  TOPIC_PARTITIONS: int(1, 3),
+  TOPIC_REPLICATION_FACTOR: int(1, 1),
+  REQUEST_RETENTION_MS: z.coerce
+    .number()
+    .int()
+    .min(-1)
+    .default(7 * 24 * 3600 * 1000),
+  /** Output topics keep their history for audits by default (-1 = forever). */
+  OUTPUT_RETENTION_MS: z.coerce.number().int().min(-1).default(-1),
+  SCHEMA_REGISTRY_URL: optionalUrl,
+  SCHEMA_COMPATIBILITY: z
+    .enum([
+      'BACKWARD',
+      'BACKWARD_TRANSITIVE',
+      'FORWARD',
+      'FORWARD_TRANSITIVE',
+      'FULL',
+      'FULL_TRANSITIVE',
+      'NONE',
+    ])
+    .default('BACKWARD'),
+  REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^rediss?$/ }).optional()),
+  VENDOR_BASE_URL: url,
+  VENDOR_API_KEY: z.string().min(1, 'is required'),
+  VENDOR_CONNECT_TIMEOUT_MS: int(1, 5_000),
+  VENDOR_TIMEOUT_MS: int(1, 30_000),
+  VENDOR_CONNECTIONS: int(1, 64),
+  VENDOR_RATE_PER_SECOND: z.coerce.number().positive().default(10),
+  VENDOR_MAX_CONCURRENT: int(1, 20),
+  /** Per-operation overrides, JSON: {"vehicle":{"ratePerSecond":50,"maxConcurrent":10,"spendCapPerHour":1000}}. */
+  VENDOR_LIMITS: limitsJson,
+  MAX_IN_FLIGHT: int(1, 500),
+  PARTITION_WINDOW: int(1, 1000),
+  COMMIT_INTERVAL_MS: int(5, 100),
+  RETRY_MAX_ATTEMPTS: int(1, 5),
+  RETRY_BASE_MS: int(1, 250),
+  RETRY_MAX_DELAY_MS: int(1, 15_000),
+  RETRY_BUDGET_MS: int(1, 120_000),
+  BREAKER_FAILURE_THRESHOLD: int(1, 10),
+  BREAKER_COOLDOWN_MS: int(1, 30_000),
+  DEDUPE_WINDOW_SECONDS: int(1, 7 * 24 * 3600),
+  MAX_REQUEST_BYTES: int(1, 8 * 1024 * 1024),
+  RESULT_MAX_BYTES: int(1024, 900 * 1024),
+  HTTP_HOST: z.string().default('0.0.0.0'),
+  HTTP_PORT: int(0, 8080),
+  WEBHOOK_PUBLIC_URL: optionalUrl,
+  WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  VEHICLE_SEARCH_EXPIRY_MS: int(1, 30 * 60 * 1000),
+  VEHICLE_SEARCH_POLL_MS: int(1, 30_000),
+  SHUTDOWN_TIMEOUT_MS: int(1, 25_000),
+  CREATE_TOPICS: bool(true),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface OperationLimits {
+  ratePerSecond: number;
+  maxConcurrent: number;
+  spendCapPerHour?: number;
+}
+
+export type Config = Readonly<
+  Omit<Env, 'VENDOR_LIMITS'> & { limits: Readonly<Record<Operation, Readonly<OperationLimits>>> }
+>;
+
+/** Parses the environment; throws ConfigError naming the first bad setting. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const setting = String(issue?.path[0] ?? 'environment');
+    const detail = issue?.path.slice(1).join('.');
+    throw new ConfigError(setting, `${detail ? `${detail}: ` : ''}${issue?.message ?? 'invalid'}`);
+  }
+  const { VENDOR_LIMITS, ...rest } = parsed.data;
+  const limits = Object.fromEntries(
+    OPERATIONS.map((op) => {
+      const override = VENDOR_LIMITS[op] ?? {};
+      const limit: OperationLimits = {
+        ratePerSecond: override.ratePerSecond ?? rest.VENDOR_RATE_PER_SECOND,
+        maxConcurrent: override.maxConcurrent ?? rest.VENDOR_MAX_CONCURRENT,
+        ...(override.spendCapPerHour === undefined ? {} : { spendCapPerHour: override.spendCapPerHour }),
+      };
+      return [op, Object.freeze(limit)];
+    }),
+  ) as Record<Operation, OperationLimits>;
+  if (rest.WEBHOOK_PUBLIC_URL !== undefined && rest.WEBHOOK_SECRET === undefined) {
+    throw new ConfigError('WEBHOOK_SECRET', 'is required when WEBHOOK_PUBLIC_URL is set');
+  }
+  return Object.freeze({ ...rest, limits: Object.freeze(limits) });
+}
