@@ -1,0 +1,60 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Redis } from 'ioredis';
+import type { Operation } from '../contract/operations.js';
+import type { HandlerOutcome } from '../handlers/types.js';
+
+/**
+ * Outcomes already paid for, by requestId, for the dedupe window: a redelivered request
+ * (after a crash, a rebalance or a redrive) reuses the outcome instead of calling the vendor
+ * again (shared/contract.md: "at most one billable vendor call per requestId").
+ */
+export interface IdempotencyStore {
+  get(operation: Operation, requestId: string): Promise<HandlerOutcome | undefined>;
+  put(operation: Operation, requestId: string, outcome: HandlerOutcome): Promise<void>;
+}
+
+export function redisIdempotencyStore(
+  redis: Redis,
+  keyPrefix: string,
+  windowSeconds: number,
+): IdempotencyStore {
+  const keyOf = (operation: Operation, requestId: string): string =>
+    `${keyPrefix}:paid:${operation}:${requestId}`;
+  return {
+    async get(operation, requestId) {
+      const stored = await redis.getBuffer(keyOf(operation, requestId));
+      return stored ? (JSON.parse(gunzipSync(stored).toString('utf8')) as HandlerOutcome) : undefined;
+    },
+    async put(operation, requestId, outcome) {
+      // Compressed: face-lookup outcomes carry document images.
+      await redis.set(keyOf(operation, requestId), gzipSync(JSON.stringify(outcome)), 'EX', windowSeconds);
+    },
+  };
+}
+
+/** One instance only: entries expire after the window; the oldest go first beyond `maxEntries`. */
+export function memoryIdempotencyStore(
+  windowSeconds: number,
+  maxEntries = 100_000,
+  now: () => number = Date.now,
+): IdempotencyStore {
+  const entries = new Map<string, { outcome: HandlerOutcome; expiresAt: number }>();
+  return {
+    get(operation, requestId) {
+      const key = `${operation}:${requestId}`;
+      const entry = entries.get(key);
+      if (entry && entry.expiresAt <= now()) entries.delete(key);
+      return Promise.resolve(entry && entry.expiresAt > now() ? entry.outcome : undefined);
+    },
+    put(operation, requestId, outcome) {
+      const key = `${operation}:${requestId}`;
+      entries.delete(key);
+      entries.set(key, { outcome, expiresAt: now() + windowSeconds * 1000 });
+      if (entries.size > maxEntries) {
+        const oldest = entries.keys().next();
+        if (!oldest.done) entries.delete(oldest.value);
+      }
+      return Promise.resolve();
+    },
+  };
+}

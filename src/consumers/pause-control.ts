@@ -1,0 +1,44 @@
+/**
+ * Why a partition is paused. A partition is fetched only when no reason holds: the window
+ * (too much uncommitted work), an open circuit breaker, or a reached spend cap. Keeping the
+ * reasons apart stops one from resuming what another paused.
+ */
+export type PauseReason = 'window' | 'breaker' | 'spend-cap' | 'shutdown';
+
+export interface PauseTarget {
+  pause(topics: { topic: string; partitions: number[] }[]): void;
+  resume(topics: { topic: string; partitions: number[] }[]): void;
+}
+
+export class PauseControl {
+  private readonly reasons = new Map<string, Set<PauseReason>>();
+
+  constructor(private readonly target: PauseTarget) {}
+
+  pause(topic: string, partition: number, reason: PauseReason): void {
+    const id = `${topic}\u0000${partition}`;
+    let set = this.reasons.get(id);
+    if (!set) {
+      set = new Set();
+      this.reasons.set(id, set);
+    }
+    if (set.size === 0) this.target.pause([{ topic, partitions: [partition] }]);
+    set.add(reason);
+  }
+
+  resume(topic: string, partition: number, reason: PauseReason): void {
+    const id = `${topic}\u0000${partition}`;
+    const set = this.reasons.get(id);
+    if (!set?.delete(reason)) return;
+    if (set.size === 0) this.target.resume([{ topic, partitions: [partition] }]);
+  }
+
+  isPausedFor(topic: string, partition: number, reason: PauseReason): boolean {
+    return this.reasons.get(`${topic}\u0000${partition}`)?.has(reason) ?? false;
+  }
+
+  /** Forgets a partition that is no longer assigned. */
+  forget(topic: string, partition: number): void {
+    this.reasons.delete(`${topic}\u0000${partition}`);
+  }
+}

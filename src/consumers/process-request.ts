@@ -1,0 +1,280 @@
+import type { z } from 'zod';
+import type { Logger } from 'pino';
+import {
+  requestEnvelopeSchema,
+  type ErrorEnvelope,
+  type Origin,
+  type RequestEnvelope,
+  type ResultEnvelope,
+} from '../contract/envelopes.js';
+import type { Operation } from '../contract/operations.js';
+import { AppError, InvalidRequestError, toAppError } from '../errors.js';
+import type { HandlerOutcome, Handlers } from '../handlers/types.js';
+import type { CircuitBreaker } from './circuit-breaker.js';
+import type { IdempotencyStore } from './idempotency.js';
+import { decideRetry, type RetrySettings } from './retry-policy.js';
+
+/**
+ * One request message from bytes to outcome: decode, check the envelope and the params,
+ * reuse an outcome already paid for, else call the handler under the operation's limiter and
+ * breaker with retries. Decides result or dead letter; never throws for a bad message.
+ */
+export interface ScheduleLimiter {
+  schedule<T>(fn: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
+  backoff(ms: number): void;
+}
+
+export interface ProcessDeps {
+  decodeValue(value: Buffer): Promise<unknown>;
+  parseParams(
+    operation: Operation,
+    params: unknown,
+  ): { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
+  handlers: Handlers;
+  limiterFor(operation: Operation): ScheduleLimiter;
+  breakerFor(operation: Operation): CircuitBreaker;
+  idempotency: IdempotencyStore;
+  retry: RetrySettings;
+  maxRequestBytes: number;
+  now(): Date;
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export interface IncomingRequest {
+  operation: Operation;
+  origin: Origin;
+  value: Buffer | null;
+}
+
+export type ProcessOutcome =
+  | { kind: 'result'; result: ResultEnvelope }
+  | { kind: 'error'; error: ErrorEnvelope }
+  /** Stopped by shutdown or revocation: not completed, so it is read again later. */
+  | { kind: 'aborted' };
+
+export async function processRequest(
+  deps: ProcessDeps,
+  incoming: IncomingRequest,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<ProcessOutcome> {
+  const receivedAt = deps.now();
+  const read = await readRequest(deps, incoming);
+  if (!read.ok) return deadLetter(deps, incoming, read.request, read.error, 0, read.requestId);
+  const { envelope, params } = read;
+  // A failing store (Redis down) throws to the runtime, which tries the message again in
+  // place: an infrastructure fault must not turn requests into dead letters.
+  const cached = await deps.idempotency.get(incoming.operation, envelope.requestId);
+  if (cached) {
+    log.info({ requestId: envelope.requestId }, 'request already paid for; reusing its outcome');
+    return { kind: 'result', result: toResult(deps, incoming, envelope, params, cached, 0, receivedAt) };
+  }
+  let call: { outcome: HandlerOutcome; attempts: number };
+  try {
+    call = await callWithRetries(deps, incoming.operation, envelope.requestId, params, signal, log);
+  } catch (error) {
+    if (signal.aborted) return { kind: 'aborted' };
+    const failure = error instanceof RetriesExhausted ? error : new RetriesExhausted(toAppError(error), 0);
+    return deadLetter(deps, incoming, envelope, failure.error, failure.attempts, envelope.requestId);
+  }
+  try {
+    await deps.idempotency.put(incoming.operation, envelope.requestId, call.outcome);
+  } catch (error) {
+    // The call is paid for and its result is published; only a later redelivery could pay again.
+    log.error({ err: error, requestId: envelope.requestId }, 'could not remember a paid request');
+  }
+  return {
+    kind: 'result',
+    result: toResult(deps, incoming, envelope, params, call.outcome, call.attempts, receivedAt),
+  };
+}
+
+type ReadResult =
+  | { ok: true; envelope: RequestEnvelope; params: Record<string, unknown> }
+  | { ok: false; error: AppError; request: Record<string, unknown>; requestId: string | null };
+
+async function readRequest(deps: ProcessDeps, incoming: IncomingRequest): Promise<ReadResult> {
+  const { value } = incoming;
+  const raw = (): Record<string, unknown> => ({ raw: value ? value.toString('base64') : '' });
+  if (value === null || value.length === 0) {
+    return {
+      ok: false,
+      error: new InvalidRequestError('message has no value'),
+      request: raw(),
+      requestId: null,
+    };
+  }
+  if (value.length > deps.maxRequestBytes) {
+    const message = `value of ${value.length} bytes exceeds MAX_REQUEST_BYTES (${deps.maxRequestBytes})`;
+    return { ok: false, error: new InvalidRequestError(message), request: raw(), requestId: null };
+  }
+  let decoded: unknown;
+  try {
+    decoded = await deps.decodeValue(value);
+  } catch (error) {
+    return { ok: false, error: toAppError(error), request: raw(), requestId: null };
+  }
+  const parsed = requestEnvelopeSchema.safeParse(decoded);
+  const asObject = isObject(decoded) ? decoded : raw();
+  if (!parsed.success) {
+    const requestId =
+      isObject(decoded) &&
+      typeof decoded.requestId === 'string' &&
+      decoded.requestId.length <= 128 &&
+      decoded.requestId.length > 0
+        ? decoded.requestId
+        : null;
+    return {
+      ok: false,
+      error: new InvalidRequestError(`envelope: ${describeIssues(parsed.error)}`),
+      request: asObject,
+      requestId,
+    };
+  }
+  const params = deps.parseParams(incoming.operation, parsed.data.params);
+  if (!params.ok) {
+    return {
+      ok: false,
+      error: new InvalidRequestError(`params: ${params.message}`),
+      request: asObject,
+      requestId: parsed.data.requestId,
+    };
+  }
+  return { ok: true, envelope: parsed.data, params: params.value };
+}
+
+class RetriesExhausted extends Error {
+  constructor(
+    readonly error: AppError,
+    readonly attempts: number,
+  ) {
+    super(error.message, { cause: error });
+  }
+}
+
+async function callWithRetries(
+  deps: ProcessDeps,
+  operation: Operation,
+  requestId: string,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<{ outcome: HandlerOutcome; attempts: number }> {
+  const handler = deps.handlers[operation];
+  const limiter = deps.limiterFor(operation);
+  const breaker = deps.breakerFor(operation);
+  let attempts = 0;
+  let budgetSpentMs = 0;
+  for (;;) {
+    // Time waiting for an open breaker is not charged to the retry budget: an outage pauses
+    // requests instead of draining them into the errors topic.
+    await breaker.acquire(signal);
+    const started = Date.now();
+    attempts += 1;
+    try {
+      const outcome = await limiter.schedule(() => handler(params, { requestId, signal }), { signal });
+      breaker.recordSuccess();
+      return { outcome, attempts };
+    } catch (thrown) {
+      if (signal.aborted) {
+        breaker.release();
+        throw thrown;
+      }
+      const error = toAppError(thrown);
+      if (!error.retryable) {
+        breaker.release();
+        throw new RetriesExhausted(error, attempts);
+      }
+      breaker.recordFailure();
+      if (error.httpStatus === 429 && error.retryAfterMs !== undefined) limiter.backoff(error.retryAfterMs);
+      budgetSpentMs += Date.now() - started;
+      const decision = decideRetry(deps.retry, {
+        attempts,
+        elapsedMs: budgetSpentMs,
+        retryAfterMs: error.retryAfterMs,
+      });
+      if (!decision.retry) throw new RetriesExhausted(error, attempts);
+      log.warn(
+        { attempts, delayMs: decision.delayMs, kind: error.kind, httpStatus: error.httpStatus },
+        'vendor call failed; retrying',
+      );
+      await deps.sleep(decision.delayMs, signal);
+      budgetSpentMs += decision.delayMs;
+    }
+  }
+}
+
+function toResult(
+  deps: ProcessDeps,
+  incoming: IncomingRequest,
+  envelope: RequestEnvelope,
+  params: Record<string, unknown>,
+  outcome: HandlerOutcome,
+  attempts: number,
+  receivedAt: Date,
+): ResultEnvelope {
+  return {
+    requestId: envelope.requestId,
+    operation: incoming.operation,
+    status: outcome.status,
+    params,
+    response: outcome.response,
+    vendor: outcome.vendor,
+    attempts,
+    receivedAt: receivedAt.toISOString(),
+    completedAt: deps.now().toISOString(),
+    ...(envelope.requestedAt === undefined ? {} : { requestedAt: envelope.requestedAt }),
+    ...(envelope.source === undefined ? {} : { source: envelope.source }),
+    ...(envelope.metadata === undefined ? {} : { metadata: envelope.metadata }),
+    origin: incoming.origin,
+    ...(outcome.searchId === undefined ? {} : { searchId: outcome.searchId }),
+  };
+}
+
+function deadLetter(
+  deps: ProcessDeps,
+  incoming: IncomingRequest,
+  request: Record<string, unknown>,
+  error: AppError,
+  attempts: number,
+  requestId: string | null,
+): ProcessOutcome {
+  const metadata = isObject(request.metadata) ? stringValues(request.metadata) : undefined;
+  return {
+    kind: 'error',
+    error: {
+      requestId,
+      operation: incoming.operation,
+      attempts,
+      failedAt: deps.now().toISOString(),
+      error: {
+        kind: error.kind,
+        message: error.message,
+        retryable: error.retryable,
+        ...(error.httpStatus === undefined ? {} : { httpStatus: error.httpStatus }),
+        ...(error.code === undefined ? {} : { code: error.code }),
+      },
+      request,
+      origin: incoming.origin,
+      ...(metadata ? { metadata } : {}),
+    },
+  };
+}
+
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringValues(value: Record<string, unknown>): Record<string, string> | undefined {
+  const entries = Object.entries(value).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string',
+  );
+  return entries.length === Object.keys(value).length ? Object.fromEntries(entries) : undefined;
+}

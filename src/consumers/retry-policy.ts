@@ -1,0 +1,29 @@
+/**
+ * Retry budget of one request: attempts and total time, exponential backoff with full jitter
+ * (AWS architecture blog's "full jitter"), and the vendor's Retry-After when it gave one.
+ */
+export interface RetrySettings {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Total time a request may spend in retries before it is dead-lettered. */
+  budgetMs: number;
+}
+
+export interface RetryDecision {
+  retry: boolean;
+  delayMs: number;
+}
+
+export function decideRetry(
+  settings: RetrySettings,
+  state: { attempts: number; elapsedMs: number; retryAfterMs?: number | undefined },
+  random: () => number = Math.random,
+): RetryDecision {
+  if (state.attempts >= settings.maxAttempts) return { retry: false, delayMs: 0 };
+  const ceiling = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (state.attempts - 1));
+  const jittered = Math.floor(random() * ceiling);
+  const delayMs = Math.max(jittered, state.retryAfterMs ?? 0);
+  if (state.elapsedMs + delayMs > settings.budgetMs) return { retry: false, delayMs: 0 };
+  return { retry: true, delayMs };
+}

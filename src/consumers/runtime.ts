@@ -1,0 +1,345 @@
+import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { Logger } from 'pino';
+import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
+import { readTraceparent } from '../producers/headers.js';
+import {
+  recordForError,
+  recordsForResult,
+  type OutputDeps,
+  type OutputRecord,
+} from '../producers/output-records.js';
+import { createPartitionProducer, type PartitionProducer } from '../producers/partition-producer.js';
+import type { CircuitBreaker } from './circuit-breaker.js';
+import { KeyScheduler } from './key-scheduler.js';
+import { PartitionState } from './partition-state.js';
+import { PauseControl } from './pause-control.js';
+import { processRequest, type ProcessDeps } from './process-request.js';
+
+/**
+ * The consumer runtime: one group reads every request topic; work runs concurrently beyond
+ * the partition count in key order (KeyScheduler); per partition, the contiguous completed
+ * prefix is committed together with its outputs in one transaction (exactly once for
+ * read_committed readers); a partition whose window of uncommitted work is full is paused.
+ */
+export interface RuntimeSettings {
+  groupId: string;
+  maxInFlight: number;
+  partitionWindow: number;
+  commitIntervalMs: number;
+  shutdownTimeoutMs: number;
+}
+
+export interface RuntimeMetrics {
+  outcome(operation: Operation, kind: 'result' | 'error', status: string): void;
+  committed(count: number): void;
+}
+
+export interface RuntimeDeps {
+  kafka: Kafka;
+  admin: Admin;
+  topics: TopicNames;
+  settings: RuntimeSettings;
+  process: ProcessDeps;
+  output: OutputDeps;
+  breakerFor(operation: Operation): CircuitBreaker;
+  logger: Logger;
+  metrics?: RuntimeMetrics;
+  createProducer?: (transactionalId: string) => PartitionProducer;
+  /** Called once when the runtime cannot go on (the process should exit and be restarted). */
+  onFatal(error: unknown): void;
+}
+
+const MAX_COMMIT_FAILURES = 5;
+
+export class Runtime {
+  private readonly consumer: Consumer;
+  private readonly scheduler: KeyScheduler;
+  private readonly pauses: PauseControl;
+  private readonly states = new Map<string, PartitionState>();
+  private readonly pendingStates = new Map<string, Promise<PartitionState>>();
+  private commitTimer: NodeJS.Timeout | undefined;
+  private stopping = false;
+
+  constructor(private readonly deps: RuntimeDeps) {
+    this.consumer = deps.kafka.consumer({
+      groupId: deps.settings.groupId,
+      readUncommitted: false,
+      maxWaitTimeInMs: 250,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+    });
+    this.scheduler = new KeyScheduler(deps.settings.maxInFlight, (error) => {
+      this.fail(error);
+    });
+    this.pauses = new PauseControl(this.consumer);
+    this.watchBreakers();
+  }
+
+  async start(): Promise<void> {
+    const { consumer, deps } = this;
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      this.onAssignment(payload.memberAssignment);
+    });
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (!payload.restart) this.fail(payload.error);
+    });
+    await consumer.connect();
+    await consumer.subscribe({
+      topics: OPERATIONS.map((op) => deps.topics.request(op)),
+      fromBeginning: true,
+    });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 4,
+      eachBatch: (payload) => this.takeBatch(payload),
+    });
+    this.scheduleCommit();
+  }
+
+  /** Stops fetching, lets in-flight work finish within the deadline, commits, and closes. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const state of this.states.values()) this.pauses.pause(state.topic, state.partition, 'shutdown');
+    const deadline = new Promise<'timeout'>((resolve) =>
+      setTimeout(resolve, this.deps.settings.shutdownTimeoutMs, 'timeout').unref(),
+    );
+    if ((await Promise.race([this.scheduler.idle(), deadline])) === 'timeout') {
+      this.deps.logger.warn(
+        { inFlight: this.scheduler.inFlight },
+        'shutdown deadline reached; abandoning in-flight work',
+      );
+      for (const state of this.states.values()) state.abort.abort(new Error('shutdown'));
+      this.scheduler.dropQueued(() => true);
+    }
+    clearTimeout(this.commitTimer);
+    await this.commitAll();
+    await this.consumer.disconnect();
+    await Promise.all(
+      [...this.states.values()].map((state) => state.producer.close().catch(() => undefined)),
+    );
+    this.states.clear();
+  }
+
+  private async takeBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    const { topic, partition } = batch;
+    const operation = this.deps.topics.operationOfRequestTopic(topic);
+    if (!operation || this.isStopping()) return;
+    const state = await this.stateFor(topic, partition, operation);
+    for (const message of batch.messages) {
+      if (!payload.isRunning() || payload.isStale() || state.isRevoked() || this.isStopping()) return;
+      const offset = BigInt(message.offset);
+      if (offset <= state.highestTaken) {
+        payload.resolveOffset(message.offset);
+        continue;
+      }
+      if (state.tracker.size >= this.deps.settings.partitionWindow) {
+        // Not resolved: kafkajs fetches the rest again after resume.
+        this.pauses.pause(topic, partition, 'window');
+        return;
+      }
+      state.tracker.take(message.offset);
+      state.highestTaken = offset;
+      payload.resolveOffset(message.offset);
+      const orderingKey = message.key ? `${state.id}\u0000${message.key.toString('latin1')}` : undefined;
+      this.scheduler.submit(orderingKey, state.id, () => this.work(state, message));
+    }
+  }
+
+  private stateFor(topic: string, partition: number, operation: Operation): Promise<PartitionState> {
+    const id = `${topic}/${partition}`;
+    const existing = this.states.get(id);
+    if (existing && !existing.isRevoked()) return Promise.resolve(existing);
+    let pending = this.pendingStates.get(id);
+    if (!pending) {
+      pending = this.openPartition(topic, partition, operation).finally(() => this.pendingStates.delete(id));
+      this.pendingStates.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async openPartition(
+    topic: string,
+    partition: number,
+    operation: Operation,
+  ): Promise<PartitionState> {
+    const { deps } = this;
+    const transactionalId = `${deps.settings.groupId}.${topic}.${partition}`;
+    const producer =
+      deps.createProducer?.(transactionalId) ?? createPartitionProducer(deps.kafka, transactionalId);
+    const state = new PartitionState(topic, partition, operation, producer);
+    await producer.fence();
+    // Read the committed offset only after fencing: an earlier owner may have committed
+    // between our group join and the fence; nothing below this offset may be done again.
+    const [committed] = await deps.admin.fetchOffsets({ groupId: deps.settings.groupId, topics: [topic] });
+    const offset = committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
+    state.highestTaken = BigInt(offset) - 1n;
+    if (deps.breakerFor(operation).state !== 'closed') this.pauses.pause(topic, partition, 'breaker');
+    this.states.set(state.id, state);
+    deps.logger.info({ topic, partition, committed: offset }, 'partition opened');
+    return state;
+  }
+
+  private async work(state: PartitionState, message: KafkaMessage): Promise<void> {
+    const log = this.deps.logger.child({
+      topic: state.topic,
+      partition: state.partition,
+      offset: message.offset,
+    });
+    const incoming = {
+      operation: state.operation,
+      origin: { topic: state.topic, partition: state.partition, offset: message.offset },
+      value: message.value,
+    };
+    const correlation = { key: message.key, traceparent: readTraceparent(message.headers) };
+    for (let failures = 0; ; failures += 1) {
+      if (state.isRevoked()) return;
+      try {
+        const outcome = await processRequest(this.deps.process, incoming, state.abort.signal, log);
+        if (outcome.kind === 'aborted' || state.isRevoked()) return;
+        const records: OutputRecord[] =
+          outcome.kind === 'result'
+            ? await recordsForResult(this.deps.output, outcome.result, correlation)
+            : [await recordForError(this.deps.output, outcome.error, correlation)];
+        state.tracker.complete(message.offset, records);
+        this.deps.metrics?.outcome(
+          state.operation,
+          outcome.kind,
+          outcome.kind === 'result' ? outcome.result.status : outcome.error.error.kind,
+        );
+        if (outcome.kind === 'error')
+          log.warn(
+            { requestId: outcome.error.requestId, kind: outcome.error.error.kind },
+            'request dead-lettered',
+          );
+        return;
+      } catch (error) {
+        // Infrastructure failures (registry, Redis): the message stays where it is, so that
+        // key order holds, and is tried again; past the limit the process gives up.
+        if (failures >= MAX_COMMIT_FAILURES) throw error;
+        log.error({ err: error, failures }, 'processing failed on infrastructure; retrying');
+        await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** failures));
+      }
+    }
+  }
+
+  private scheduleCommit(): void {
+    this.commitTimer = setTimeout(() => {
+      void this.commitAll().finally(() => {
+        if (!this.stopping) this.scheduleCommit();
+      });
+    }, this.deps.settings.commitIntervalMs);
+  }
+
+  private async commitAll(): Promise<void> {
+    await Promise.all([...this.states.values()].map((state) => this.commitPartition(state)));
+  }
+
+  private commitPartition(state: PartitionState): Promise<void> {
+    if (state.committing) return state.committing;
+    if (state.isRevoked()) return Promise.resolve();
+    const prefix = state.takePrefix();
+    if (!prefix) return Promise.resolve();
+    const { groupId } = this.deps.settings;
+    const offset = { groupId, topic: state.topic, partition: state.partition, offset: prefix.nextOffset };
+    state.committing = state.producer
+      .commit(prefix.outputs, offset)
+      .then(() => {
+        state.commitFailures = 0;
+        this.deps.metrics?.committed(prefix.count);
+        if (state.tracker.size < this.deps.settings.partitionWindow)
+          this.pauses.resume(state.topic, state.partition, 'window');
+      })
+      .catch((error: unknown) => {
+        if (isFenced(error)) {
+          this.deps.logger.warn(
+            { topic: state.topic, partition: state.partition },
+            'producer fenced; partition moved to another instance',
+          );
+          this.revoke(state);
+          return;
+        }
+        state.carry = prefix;
+        state.commitFailures += 1;
+        this.deps.logger.error(
+          { err: error, failures: state.commitFailures, topic: state.topic, partition: state.partition },
+          'transaction failed',
+        );
+        if (state.commitFailures >= MAX_COMMIT_FAILURES) this.fail(error);
+      })
+      .finally(() => {
+        state.committing = undefined;
+      });
+    return state.committing;
+  }
+
+  private onAssignment(assignment: Record<string, number[] | undefined>): void {
+    for (const state of this.states.values()) {
+      if (!assignment[state.topic]?.includes(state.partition)) this.revoke(state);
+    }
+  }
+
+  private revoke(state: PartitionState): void {
+    if (state.isRevoked()) return;
+    state.markRevoked();
+    state.abort.abort(new Error('partition revoked'));
+    this.scheduler.dropQueued((scope) => scope === state.id);
+    this.states.delete(state.id);
+    this.pauses.forget(state.topic, state.partition);
+    void (state.committing ?? Promise.resolve()).then(() => state.producer.close()).catch(() => undefined);
+    this.deps.logger.info({ topic: state.topic, partition: state.partition }, 'partition revoked');
+  }
+
+  private watchBreakers(): void {
+    for (const operation of OPERATIONS) {
+      const breaker = this.deps.breakerFor(operation);
+      const topic = this.deps.topics.request(operation);
+      breaker.on('open', () => {
+        this.deps.logger.warn({ operation }, 'circuit breaker open; pausing the operation');
+        for (const state of this.states.values())
+          if (state.topic === topic) this.pauses.pause(topic, state.partition, 'breaker');
+      });
+      breaker.on('close', () => {
+        this.deps.logger.info({ operation }, 'circuit breaker closed; resuming the operation');
+        for (const state of this.states.values())
+          if (state.topic === topic) this.pauses.resume(topic, state.partition, 'breaker');
+      });
+    }
+  }
+
+  /** Pauses an operation's partitions until `resumeAt` (spend cap reached). */
+  pauseOperationUntil(operation: Operation, resumeAt: number): void {
+    const topic = this.deps.topics.request(operation);
+    for (const state of this.states.values())
+      if (state.topic === topic) this.pauses.pause(topic, state.partition, 'spend-cap');
+    setTimeout(
+      () => {
+        for (const state of this.states.values())
+          if (state.topic === topic) this.pauses.resume(topic, state.partition, 'spend-cap');
+      },
+      Math.max(0, resumeAt - Date.now()),
+    ).unref();
+  }
+
+  /** A method, not a field read: the flag changes across awaits, which narrowing cannot see. */
+  private isStopping(): boolean {
+    return this.stopping;
+  }
+
+  private fail(error: unknown): void {
+    if (this.stopping) return;
+    this.deps.logger.fatal({ err: error }, 'runtime cannot go on');
+    this.deps.onFatal(error);
+  }
+}
+
+function isFenced(error: unknown): boolean {
+  const type = (error as { type?: unknown } | null)?.type;
+  return (
+    type === 'INVALID_PRODUCER_EPOCH' ||
+    type === 'PRODUCER_FENCED' ||
+    type === 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED'
+  );
+}

@@ -1,0 +1,24 @@
+import type { Operation } from '../contract/operations.js';
+
+/**
+ * What a handler returns: the outcome of one vendor operation, in the contract's terms.
+ * Handlers know nothing of Kafka: the runtime turns this into envelopes and topics.
+ */
+export interface HandlerOutcome {
+  status: 'ok' | 'not_found' | 'accepted';
+  /** The vendor's body as received (unknown fields kept for audits). */
+  response: unknown;
+  vendor: { id?: string; version?: string; httpStatus: number; timeSpent?: number };
+  /** `accepted` vehicle-async results: the vendor's id of the search. */
+  searchId?: string;
+}
+
+export interface HandlerContext {
+  requestId: string;
+  signal: AbortSignal;
+}
+
+/** A handler receives params already checked by the operation's schema (contract/params.ts). */
+export type Handler = (params: Record<string, unknown>, context: HandlerContext) => Promise<HandlerOutcome>;
+
+export type Handlers = Readonly<Record<Operation, Handler>>;

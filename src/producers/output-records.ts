@@ -1,0 +1,118 @@
+import type { IHeaders } from 'kafkajs';
+import type { ErrorEnvelope, ResultEnvelope, VehicleSearchEvent } from '../contract/envelopes.js';
+import type { TopicNames } from '../contract/operations.js';
+import { buildHeaders } from './headers.js';
+import { fitResult } from './shrink-result.js';
+import type { ValueCodec } from './value-codec.js';
+
+/** A message ready to be sent inside a transaction. */
+export interface OutputRecord {
+  topic: string;
+  key: Buffer | null;
+  value: Buffer;
+  headers: IHeaders;
+}
+
+export interface OutputDeps {
+  codec: ValueCodec;
+  topics: TopicNames;
+  /** CloudEvents `source` attribute, e.g. `/verification-gateway`. */
+  source: string;
+  resultMaxBytes: number;
+  now(): Date;
+}
+
+export interface Correlation {
+  key: Buffer | null;
+  traceparent?: string | undefined;
+}
+
+/**
+ * The records of one result: the result itself and, for an accepted vehicle-async search,
+ * its `pending` event (shared/contract.md, "Vehicle-search event"). A result too large even
+ * after replacing its images becomes a `result_too_large` dead letter.
+ */
+export async function recordsForResult(
+  deps: OutputDeps,
+  result: ResultEnvelope,
+  correlation: Correlation,
+): Promise<OutputRecord[]> {
+  const fitted = fitResult(result, deps.resultMaxBytes);
+  if (!fitted) {
+    const error: ErrorEnvelope = {
+      requestId: result.requestId,
+      operation: result.operation,
+      attempts: result.attempts,
+      failedAt: deps.now().toISOString(),
+      error: {
+        kind: 'result_too_large',
+        message: `result exceeds RESULT_MAX_BYTES (${deps.resultMaxBytes}) even without its images`,
+        retryable: false,
+      },
+      request: { requestId: result.requestId, params: result.params },
+      origin: result.origin,
+      ...(result.metadata ? { metadata: result.metadata } : {}),
+    };
+    return [await recordForError(deps, error, correlation)];
+  }
+  const records = [
+    await encode(deps, deps.topics.result(result.operation), fitted.envelope, correlation, {
+      type: `verification.result.${result.operation}`,
+      subject: result.requestId,
+    }),
+  ];
+  if (result.operation === 'vehicle-async' && result.status === 'accepted' && result.searchId !== undefined) {
+    const pending: VehicleSearchEvent = {
+      requestId: result.requestId,
+      searchId: result.searchId,
+      status: 'pending',
+      at: result.completedAt,
+      ...(result.metadata ? { metadata: result.metadata } : {}),
+    };
+    records.push(await recordForEvent(deps, pending, correlation));
+  }
+  return records;
+}
+
+export function recordForError(
+  deps: OutputDeps,
+  error: ErrorEnvelope,
+  correlation: Correlation,
+): Promise<OutputRecord> {
+  return encode(deps, deps.topics.errors, error, correlation, {
+    type: `verification.error.${error.operation}`,
+    subject: error.requestId,
+  });
+}
+
+export function recordForEvent(
+  deps: OutputDeps,
+  event: VehicleSearchEvent,
+  correlation: Correlation,
+): Promise<OutputRecord> {
+  return encode(deps, deps.topics.vehicleSearchEvents, event, correlation, {
+    type: `verification.event.vehicle-search.${event.status}`,
+    subject: event.requestId,
+  });
+}
+
+async function encode(
+  deps: OutputDeps,
+  topic: string,
+  value: object,
+  correlation: Correlation,
+  cloudEvent: { type: string; subject: string | null },
+): Promise<OutputRecord> {
+  return {
+    topic,
+    key: correlation.key,
+    value: await deps.codec.encode(topic, value),
+    headers: buildHeaders({
+      type: cloudEvent.type,
+      subject: cloudEvent.subject,
+      source: deps.source,
+      time: deps.now(),
+      traceparent: correlation.traceparent,
+    }),
+  };
+}

@@ -1,0 +1,69 @@
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { InvalidRequestError } from '../errors.js';
+
+/**
+ * Message values: the Confluent wire format (magic byte 0, four-byte schema id, then JSON)
+ * when a schema registry is configured, plain UTF-8 JSON otherwise. Reading accepts both
+ * (shared/contract.md, "Messages").
+ */
+export interface ValueCodec {
+  encode(topic: string, value: object): Promise<Buffer>;
+  decode(value: Buffer): Promise<unknown>;
+}
+
+const MAGIC_BYTE = 0;
+
+export function isFramed(value: Buffer): boolean {
+  return value.length > 5 && value[0] === MAGIC_BYTE;
+}
+
+export function plainJsonCodec(): ValueCodec {
+  return {
+    encode: (_topic, value) => Promise.resolve(Buffer.from(JSON.stringify(value))),
+    decode: (value) => {
+      if (isFramed(value)) {
+        return Promise.reject(
+          new InvalidRequestError(
+            `value is in the schema registry wire format (schema id ${value.readUInt32BE(1)}) but no SCHEMA_REGISTRY_URL is configured`,
+          ),
+        );
+      }
+      return Promise.resolve(parseJson(value));
+    },
+  };
+}
+
+/** `schemaIds` maps each output topic to the id of its registered value schema. */
+export function registryCodec(registry: SchemaRegistry, schemaIds: ReadonlyMap<string, number>): ValueCodec {
+  return {
+    async encode(topic, value) {
+      const id = schemaIds.get(topic);
+      if (id === undefined) throw new Error(`no schema registered for topic ${topic}`);
+      return registry.encode(id, value);
+    },
+    async decode(value) {
+      if (!isFramed(value)) return parseJson(value);
+      const schemaId = value.readUInt32BE(1);
+      try {
+        return (await registry.decode(value)) as unknown;
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new InvalidRequestError(
+          `value framed with schema id ${schemaId} could not be decoded: ${reason}`,
+          {
+            cause: error,
+          },
+        );
+      }
+    },
+  };
+}
+
+function parseJson(value: Buffer): unknown {
+  try {
+    return JSON.parse(value.toString('utf8')) as unknown;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new InvalidRequestError(`value is not valid JSON: ${reason}`, { cause: error });
+  }
+}

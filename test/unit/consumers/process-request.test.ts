@@ -1,0 +1,200 @@
+import { describe, expect, it, vi } from 'vitest';
+import { pino } from 'pino';
+import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
+import { memoryIdempotencyStore } from '../../../src/consumers/idempotency.js';
+import { processRequest, type ProcessDeps } from '../../../src/consumers/process-request.js';
+import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
+import { AppError } from '../../../src/errors.js';
+import type { Handler, HandlerOutcome, Handlers } from '../../../src/handlers/types.js';
+import { plainJsonCodec } from '../../../src/producers/value-codec.js';
+
+const log = pino({ level: 'silent' });
+const ok: HandlerOutcome = {
+  status: 'ok',
+  response: { id: 'v1', data: [] },
+  vendor: { id: 'v1', httpStatus: 200 },
+};
+
+function setup(handler: Handler, overrides: Partial<ProcessDeps> = {}) {
+  const breakers = new Map<Operation, CircuitBreaker>(
+    OPERATIONS.map((op) => [op, new CircuitBreaker({ failureThreshold: 3, cooldownMs: 20 })]),
+  );
+  const handlers = Object.fromEntries(OPERATIONS.map((op) => [op, handler])) as unknown as Handlers;
+  const backoff = vi.fn();
+  const deps: ProcessDeps = {
+    decodeValue: (value) => plainJsonCodec().decode(value),
+    parseParams: (_op, params) =>
+      typeof params === 'object' && params !== null && 'taxId' in params
+        ? { ok: true, value: params }
+        : { ok: false, message: 'taxId: required' },
+    handlers,
+    limiterFor: () => ({ schedule: (fn) => fn(), backoff }),
+    breakerFor: (op) => breakers.get(op)!,
+    idempotency: memoryIdempotencyStore(60),
+    retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, budgetMs: 10_000 },
+    maxRequestBytes: 10_000,
+    now: () => new Date('2026-11-21T10:00:00.000Z'),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    ...overrides,
+  };
+  return { deps, backoff, breakers };
+}
+
+const incoming = (value: unknown) => ({
+  operation: 'lawsuits-summary' as const,
+  origin: { topic: 'verification.requests.lawsuits-summary', partition: 0, offset: '7' },
+  value: value === null ? null : Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
+});
+const request = {
+  requestId: 'req-1',
+  params: { taxId: '11144477735' },
+  source: 'onboarding',
+  metadata: { case: 'A-17' },
+};
+
+describe('processRequest', () => {
+  it('turns a vendor outcome into a result that echoes the request', async () => {
+    const { deps } = setup(() => Promise.resolve(ok));
+    const outcome = await processRequest(deps, incoming(request), new AbortController().signal, log);
+    expect(outcome).toMatchObject({
+      kind: 'result',
+      result: {
+        requestId: 'req-1',
+        status: 'ok',
+        attempts: 1,
+        source: 'onboarding',
+        metadata: { case: 'A-17' },
+        response: ok.response,
+        origin: { offset: '7' },
+      },
+    });
+  });
+
+  it.each([
+    ['bad JSON', '{"requestId":', /value is not valid JSON/],
+    ['no value', null, /message has no value/],
+    ['an envelope without requestId', { params: {} }, /envelope: requestId/],
+    ['invalid params', { requestId: 'r', params: { cpf: 'x' } }, /params: taxId: required/],
+    [
+      'a framed value without a registry',
+      Buffer.concat([Buffer.from([0, 0, 0, 0, 9]), Buffer.from('{}')]).toString('latin1'),
+      /schema registry wire format \(schema id 9\)/,
+    ],
+  ])('dead-letters %s as invalid_request without calling the vendor', async (_name, value, message) => {
+    const handler = vi.fn(() => Promise.resolve(ok));
+    const { deps } = setup(handler);
+    const input =
+      typeof value === 'string' && value.startsWith('\u0000')
+        ? { ...incoming(null), value: Buffer.from(value, 'latin1') }
+        : incoming(value);
+    const outcome = await processRequest(deps, input, new AbortController().signal, log);
+    expect(outcome.kind).toBe('error');
+    if (outcome.kind !== 'error') return;
+    expect(outcome.error.error).toMatchObject({ kind: 'invalid_request', retryable: false });
+    expect(outcome.error.error.message).toMatch(message);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('keeps the raw bytes of an unreadable request', async () => {
+    const { deps } = setup(() => Promise.resolve(ok));
+    const outcome = await processRequest(deps, incoming('not json'), new AbortController().signal, log);
+    expect(outcome.kind === 'error' && outcome.error.request).toEqual({
+      raw: Buffer.from('not json').toString('base64'),
+    });
+    expect(outcome.kind === 'error' && outcome.error.requestId).toBeNull();
+  });
+
+  it('retries retryable failures, then dead-letters with the last error and the attempts', async () => {
+    const handler = vi.fn(() =>
+      Promise.reject(
+        new AppError('upstream_unavailable', 'vendor answered 503', { retryable: true, httpStatus: 503 }),
+      ),
+    );
+    const { deps } = setup(handler);
+    const outcome = await processRequest(deps, incoming(request), new AbortController().signal, log);
+    expect(handler).toHaveBeenCalledTimes(3);
+    expect(outcome).toMatchObject({
+      kind: 'error',
+      error: { attempts: 3, error: { kind: 'upstream_unavailable', httpStatus: 503, retryable: true } },
+    });
+  });
+
+  it('does not retry a non-retryable failure', async () => {
+    const handler = vi.fn(() =>
+      Promise.reject(new AppError('upstream_rejected', 'vendor answered 422', { httpStatus: 422 })),
+    );
+    const { deps } = setup(handler);
+    const outcome = await processRequest(deps, incoming(request), new AbortController().signal, log);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(outcome).toMatchObject({
+      kind: 'error',
+      error: { attempts: 1, error: { kind: 'upstream_rejected' } },
+    });
+  });
+
+  it('honours Retry-After on 429 by backing the limiter off', async () => {
+    let calls = 0;
+    const handler = vi.fn(() => {
+      calls += 1;
+      return calls === 1
+        ? Promise.reject(
+            new AppError('upstream_unavailable', '429', {
+              retryable: true,
+              httpStatus: 429,
+              retryAfterMs: 5,
+            }),
+          )
+        : Promise.resolve(ok);
+    });
+    const { deps, backoff } = setup(handler);
+    const outcome = await processRequest(deps, incoming(request), new AbortController().signal, log);
+    expect(backoff).toHaveBeenCalledWith(5);
+    expect(outcome).toMatchObject({ kind: 'result', result: { attempts: 2 } });
+  });
+
+  it('does not pay twice for a redelivered requestId', async () => {
+    const handler = vi.fn(() => Promise.resolve(ok));
+    const { deps } = setup(handler);
+    await processRequest(deps, incoming(request), new AbortController().signal, log);
+    const again = await processRequest(deps, incoming(request), new AbortController().signal, log);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(again).toMatchObject({
+      kind: 'result',
+      result: { requestId: 'req-1', attempts: 0, response: ok.response },
+    });
+  });
+
+  it('holds requests while the breaker is open instead of dead-lettering them', async () => {
+    let healthy = false;
+    const handler = vi.fn(() =>
+      healthy
+        ? Promise.resolve(ok)
+        : Promise.reject(new AppError('upstream_unavailable', 'down', { retryable: true, httpStatus: 500 })),
+    );
+    const { deps, breakers } = setup(handler, {
+      retry: { maxAttempts: 100, baseDelayMs: 1, maxDelayMs: 1, budgetMs: 60_000 },
+    });
+    const breaker = breakers.get('lawsuits-summary')!;
+    const opened = new Promise<void>((resolve) => breaker.once('open', resolve));
+    const pending = processRequest(deps, incoming(request), new AbortController().signal, log);
+    await opened;
+    healthy = true;
+    const outcome = await pending;
+    expect(outcome).toMatchObject({ kind: 'result', result: { status: 'ok' } });
+    expect(breaker.state).toBe('closed');
+  });
+
+  it('reports aborted work so that it is not completed', async () => {
+    const controller = new AbortController();
+    const handler: Handler = (_p, { signal }) =>
+      new Promise((_resolve, reject) => {
+        signal.addEventListener('abort', () => {
+          reject(new Error('aborted'));
+        });
+      });
+    const { deps } = setup(handler);
+    const pending = processRequest(deps, incoming(request), controller.signal, log);
+    controller.abort();
+    await expect(pending).resolves.toEqual({ kind: 'aborted' });
+  });
+});
