@@ -1,0 +1,30 @@
+import { parseParamsOrThrow, type ParamsInputOf } from '../../contract/params.js';
+import type { VendorCall } from '../errors.js';
+import { interpret } from '../respond.js';
+import { stateRegistrationResponseSchema, type StateRegistrationResponse } from '../schemas/registry.js';
+import type { CallOptions, VendorContext, VendorResult } from '../types.js';
+
+const CALL: VendorCall = { operation: 'state-registration', route: 'GET /receita-federal-and-sintegra' };
+const KEYS = ['cnpj', 'cpf', 'ie', 'uf'] as const;
+
+/** GET /receita-federal-and-sintegra by cnpj, cpf + uf, or ie + uf (params.ts enforces one mode). */
+export async function stateRegistration(
+  context: VendorContext,
+  input: ParamsInputOf<'state-registration'>,
+  options: CallOptions = {},
+): Promise<VendorResult<StateRegistrationResponse>> {
+  const params = parseParamsOrThrow('state-registration', input);
+  const query: [string, string][] = [];
+  for (const key of KEYS) {
+    const value = params[key];
+    if (value !== undefined) query.push([key, value]);
+  }
+  const response = await context.send({
+    call: CALL,
+    method: 'GET',
+    path: '/receita-federal-and-sintegra',
+    query,
+    signal: options.signal,
+  });
+  return interpret(CALL, response, stateRegistrationResponseSchema);
+}

@@ -1,0 +1,33 @@
+import { parseParamsOrThrow, type ParamsInputOf } from '../../contract/params.js';
+import type { VendorCall } from '../errors.js';
+import { interpret } from '../respond.js';
+import { vehicleResponseSchema, type VehicleResponse } from '../schemas/vehicle.js';
+import type { CallOptions, VendorContext, VendorResult } from '../types.js';
+
+const CALL: VendorCall = { operation: 'vehicle', route: 'GET /vehicles/v3' };
+const KEYS = ['licensePlate', 'registryId', 'chassis'] as const;
+
+/**
+ * GET /vehicles/v3 by exactly one of plate, registry id (RENAVAM) or chassis, letters and
+ * digits only (params.ts drops the plate hyphen). A 404 means nothing found: `not_found`.
+ */
+export async function vehicle(
+  context: VendorContext,
+  input: ParamsInputOf<'vehicle'>,
+  options: CallOptions = {},
+): Promise<VendorResult<VehicleResponse>> {
+  const params = parseParamsOrThrow('vehicle', input);
+  const query: [string, string][] = [];
+  for (const key of KEYS) {
+    const value = params[key];
+    if (value !== undefined) query.push([key, value]);
+  }
+  const response = await context.send({
+    call: CALL,
+    method: 'GET',
+    path: '/vehicles/v3',
+    query,
+    signal: options.signal,
+  });
+  return interpret(CALL, response, vehicleResponseSchema, { notFoundIsAnswer: true });
+}
