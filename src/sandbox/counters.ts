@@ -1,0 +1,137 @@
+import { sha256Hex } from './random.js';
+
+export interface CounterSnapshot {
+  /** Every request to a vendor path (admin paths excluded), whatever its answer. */
+  total: number;
+  /** Billable calls: answered 200 or 404 by an operation, no fault injected. */
+  billed: number;
+  /** Billable calls per operation. */
+  byOperation: Record<string, number>;
+  /** Billable calls per fingerprint (operation + ':' + sha256 prefix of the normalised input). */
+  byFingerprint: Record<string, number>;
+  /** Most billable calls in one one-second window (the rate limit's windows). */
+  maxInOneSecond: number;
+  /** Most calls of any outcome (429s and 401s included) in one one-second window. */
+  maxAttemptsInOneSecond: number;
+  rateLimited: number;
+  unauthorized: number;
+  /** Calls answered with an injected fault (5xx, timeout, reset). */
+  faults: number;
+  webhooks: { delivered: number; attempts: number; failed: number; dropped: number };
+}
+
+/** Fingerprint of a billable input: never the raw tax id, only a hash prefix of it. */
+export function fingerprintOf(operation: string, normalisedInput: string): string {
+  return `${operation}:${sha256Hex(normalisedInput).slice(0, 16)}`;
+}
+
+const RING = 8;
+
+/**
+ * Counts per one-second window in a small ring indexed by epoch second, so a call answered after
+ * the window moved on is still counted in the window it arrived in.
+ */
+class WindowRing {
+  private readonly seconds = new Array<number>(RING).fill(-1);
+  private readonly counts = new Array<number>(RING).fill(0);
+  max = 0;
+
+  add(second: number): number {
+    const slot = second % RING;
+    if (this.seconds[slot] !== second) {
+      if ((this.seconds[slot] ?? -1) > second) return 0;
+      this.seconds[slot] = second;
+      this.counts[slot] = 0;
+    }
+    const count = (this.counts[slot] ?? 0) + 1;
+    this.counts[slot] = count;
+    if (count > this.max) this.max = count;
+    return count;
+  }
+
+  current(second: number): number {
+    const slot = second % RING;
+    return this.seconds[slot] === second ? (this.counts[slot] ?? 0) : 0;
+  }
+
+  clear(): void {
+    this.seconds.fill(-1);
+    this.counts.fill(0);
+    this.max = 0;
+  }
+}
+
+export class Counters {
+  private total = 0;
+  private billed = 0;
+  private rateLimited = 0;
+  private unauthorized = 0;
+  private faults = 0;
+  private byOperation = new Map<string, number>();
+  private byFingerprint = new Map<string, number>();
+  private readonly attempts = new WindowRing();
+  private readonly billable = new WindowRing();
+  /** Accepted (not rate-limited) calls per window: what the rate limit compares against. */
+  private readonly accepted = new WindowRing();
+  readonly webhooks = { delivered: 0, attempts: 0, failed: 0, dropped: 0 };
+
+  /** Counts an arriving call and returns how many calls were accepted in its window so far. */
+  recordAttempt(second: number): number {
+    this.total++;
+    this.attempts.add(second);
+    return this.accepted.current(second);
+  }
+
+  recordAccepted(second: number): void {
+    this.accepted.add(second);
+  }
+
+  recordRateLimited(): void {
+    this.rateLimited++;
+  }
+
+  recordUnauthorized(): void {
+    this.unauthorized++;
+  }
+
+  recordFault(): void {
+    this.faults++;
+  }
+
+  recordBilled(second: number, operation: string, fingerprint: string | undefined): void {
+    this.billed++;
+    this.billable.add(second);
+    this.byOperation.set(operation, (this.byOperation.get(operation) ?? 0) + 1);
+    if (fingerprint !== undefined)
+      this.byFingerprint.set(fingerprint, (this.byFingerprint.get(fingerprint) ?? 0) + 1);
+  }
+
+  snapshot(): CounterSnapshot {
+    return {
+      total: this.total,
+      billed: this.billed,
+      byOperation: Object.fromEntries(this.byOperation),
+      byFingerprint: Object.fromEntries(this.byFingerprint),
+      maxInOneSecond: this.billable.max,
+      maxAttemptsInOneSecond: this.attempts.max,
+      rateLimited: this.rateLimited,
+      unauthorized: this.unauthorized,
+      faults: this.faults,
+      webhooks: { ...this.webhooks },
+    };
+  }
+
+  reset(): void {
+    this.total = 0;
+    this.billed = 0;
+    this.rateLimited = 0;
+    this.unauthorized = 0;
+    this.faults = 0;
+    this.byOperation = new Map();
+    this.byFingerprint = new Map();
+    this.attempts.clear();
+    this.billable.clear();
+    this.accepted.clear();
+    Object.assign(this.webhooks, { delivered: 0, attempts: 0, failed: 0, dropped: 0 });
+  }
+}
