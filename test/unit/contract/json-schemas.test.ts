@@ -1,0 +1,35 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateJsonSchemas, jsonSchemasByTopic } from '../../../src/contract/json-schemas.js';
+import { OPERATIONS } from '../../../src/contract/operations.js';
+import { SCHEMAS_DIR, renderSchema } from '../../../scripts/generate-schemas.js';
+
+describe('schemas/*.json', () => {
+  const generated = generateJsonSchemas();
+
+  it('match what the zod envelopes generate (run `npm run schemas` after changing them)', () => {
+    const files = readdirSync(SCHEMAS_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
+    expect(files).toEqual([...generated.keys()].map((name) => `${name}.json`).sort());
+    for (const [name, schema] of generated) {
+      expect(readFileSync(join(SCHEMAS_DIR, `${name}.json`), 'utf8'), `${name}.json is stale`).toBe(
+        renderSchema(schema),
+      );
+    }
+  });
+
+  it('cover every topic of the contract under a prefix', () => {
+    const byTopic = jsonSchemasByTopic('audit');
+    expect(byTopic.size).toBe(OPERATIONS.length * 2 + 2);
+    expect(byTopic.has('audit.requests.vehicle-async')).toBe(true);
+    expect(byTopic.has('audit.events.vehicle-search')).toBe(true);
+  });
+
+  it('describe the request params of each operation with the vendor spellings', () => {
+    const request = generated.get('requests.state-registration') as { properties: { params: unknown } };
+    const text = JSON.stringify(request.properties.params);
+    for (const name of ['cnpj', 'cpf', 'uf', 'ie']) expect(text).toContain(`"${name}"`);
+  });
+});
