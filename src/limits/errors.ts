@@ -1,0 +1,19 @@
+import { AppError } from '../errors.js';
+
+/** A job that was still waiting when the limiters closed; safe to retry elsewhere. */
+export class LimiterClosedError extends AppError {
+  constructor() {
+    super('internal', 'limiter closed before the call started', { retryable: true });
+  }
+}
+
+/** Redis could not be asked for a slot; the call did not start and consumed no quota. */
+export class QuotaUnavailableError extends AppError {
+  constructor(cause: unknown) {
+    super('internal', 'shared quota unavailable', { cause, retryable: true });
+  }
+}
+
+export function abortError(signal: AbortSignal): DOMException {
+  return new DOMException('call aborted before it started', { name: 'AbortError', cause: signal.reason });
+}

@@ -1,0 +1,212 @@
+import Bottleneck from 'bottleneck';
+import type { Operation } from '../contract/operations.js';
+import type { Logger } from '../observability/logger.js';
+import { useImmediateYield } from './bottleneck-yield.js';
+import { abortError, LimiterClosedError, QuotaUnavailableError } from './errors.js';
+import type { QuotaStore, SlotToken } from './quota-store.js';
+import { HOUR_MS } from './settings.js';
+import { createSleeper } from './sleeper.js';
+import type { OperationLimiter, OperationLimitSettings } from './types.js';
+
+/**
+ * A shared backoff set by another replica reaches this one on its next reservation; a call
+ * that has waited this long for its slot asks Redis again before starting.
+ */
+const RECHECK_BACKOFF_AFTER_MS = 50;
+/** A call that woke later than its tolerance takes a new slot this many times, then starts anyway. */
+const MAX_LATE_RETRIES = 3;
+
+export interface OperationLimiterDeps {
+  operation: Operation;
+  settings: OperationLimitSettings;
+  store: QuotaStore;
+  shared: boolean;
+  logger: Logger;
+  now: () => number;
+  /**
+   * A call starting this much after its slot would crowd the calls after it; it takes a new
+   * slot instead (bounded by MAX_LATE_RETRIES, so a lagging event loop cannot starve it).
+   */
+  lateToleranceMs: number;
+  onSpendCap: (operation: Operation, resumeAt: number) => void;
+}
+
+export interface ManagedOperationLimiter extends OperationLimiter {
+  close(): Promise<void>;
+}
+
+/**
+ * Bottleneck holds the queue and the local concurrency slots; a job that has a slot then takes
+ * a quota slot from the store (rate, 429 backoff, spend cap) and sleeps until it. Taking the
+ * quota only once a concurrency slot is held bounds how far ahead a replica reserves, and a job
+ * aborted while still queued never touches the quota.
+ */
+export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOperationLimiter {
+  const { operation, store, now } = deps;
+  const logger = deps.logger.child({ component: 'limits', operation });
+  const sleeper = createSleeper(now);
+  useImmediateYield();
+  const bottleneck = new Bottleneck({ maxConcurrent: deps.settings.maxConcurrent });
+  bottleneck.on('error', (error: unknown) => {
+    logger.error({ err: error }, 'local scheduler failed');
+  });
+  let closed = false;
+  let queued = 0;
+  let running = 0;
+  let backoffUntil = 0;
+  let announcedResumeAt = 0;
+  const started = { window: -1, count: 0 };
+
+  function noteStarted(count: number | undefined): void {
+    const window = Math.floor(now() / HOUR_MS);
+    if (window !== started.window) Object.assign(started, { window, count: 0 });
+    started.count = count ?? started.count + 1;
+  }
+
+  function announceSpendCap(resumeAt: number): void {
+    if (resumeAt === announcedResumeAt) return;
+    announcedResumeAt = resumeAt;
+    logger.warn({ resumeAt: new Date(resumeAt).toISOString() }, 'spend cap reached; calls wait');
+    deps.onSpendCap(operation, resumeAt);
+  }
+
+  async function quota<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      logger.warn({ err: error }, 'shared quota unavailable');
+      throw new QuotaUnavailableError(error);
+    }
+  }
+
+  function giveBack(token: SlotToken): Promise<void> {
+    return store.release(token).catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not give back an unused slot');
+    });
+  }
+
+  async function backoffBegan(waitedMs: number): Promise<boolean> {
+    if (backoffUntil <= now() && deps.shared && waitedMs >= RECHECK_BACKOFF_AFTER_MS) {
+      const left = await quota(() => store.backoffRemaining());
+      if (left > 0) backoffUntil = Math.max(backoffUntil, now() + left);
+    }
+    return backoffUntil > now();
+  }
+
+  /**
+   * After sleeping to a slot due at `due`: false when a backoff began or the call would start
+   * too late to use it.
+   */
+  async function canStart(waitedMs: number, due: number, lateRetries: { count: number }): Promise<boolean> {
+    if (await backoffBegan(waitedMs)) return false;
+    const lateMs = now() - due;
+    if (lateMs <= deps.lateToleranceMs) return true;
+    if (lateRetries.count < MAX_LATE_RETRIES) {
+      lateRetries.count += 1;
+      return false;
+    }
+    logger.warn({ lateMs }, 'call starts late; event loop lagging');
+    return true;
+  }
+
+  /** Waits until the quota lets one call start; returns the slot taken. */
+  async function acquire(signal: AbortSignal | undefined): Promise<SlotToken> {
+    const lateRetries = { count: 0 };
+    for (;;) {
+      if (backoffUntil > now()) await sleeper.until(backoffUntil, signal);
+      const asked = now();
+      const admission = await quota(() => store.reserve());
+      if (admission.kind === 'backoff') {
+        backoffUntil = Math.max(backoffUntil, now() + admission.waitMs);
+        continue;
+      }
+      if (admission.kind === 'spend-cap') {
+        announceSpendCap(admission.resumeAt);
+        await sleeper.until(now() + admission.waitMs, signal);
+        continue;
+      }
+      try {
+        await sleeper.until(now() + admission.waitMs, signal);
+        // The slot was due at the latest at asked + waitMs (Redis answered after `asked`).
+        if (!(await canStart(admission.waitMs, asked + admission.waitMs, lateRetries))) {
+          await giveBack(admission.token);
+          continue;
+        }
+      } catch (error) {
+        await giveBack(admission.token);
+        throw error;
+      }
+      noteStarted(admission.started);
+      return admission.token;
+    }
+  }
+
+  function schedule<T>(fn: () => Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+    const { signal } = options;
+    if (closed) return Promise.reject(new LimiterClosedError());
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    queued += 1;
+    return new Promise<T>((resolve, reject) => {
+      let waiting = true;
+      /** True for the one caller that ends the waiting (start, abort, failure or close). */
+      const stopWaiting = (): boolean => {
+        if (!waiting) return false;
+        waiting = false;
+        queued -= 1;
+        signal?.removeEventListener('abort', onAbort);
+        return true;
+      };
+      const fail = (error: unknown): void => {
+        if (stopWaiting()) reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      const onAbort = (): void => {
+        if (signal) fail(abortError(signal));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+
+      const job = async (): Promise<void> => {
+        if (!waiting) return;
+        const token = await acquire(signal).catch((error: unknown) => {
+          fail(error);
+        });
+        if (token === undefined) return;
+        if (!stopWaiting()) {
+          await giveBack(token);
+          return;
+        }
+        running += 1;
+        await Promise.resolve()
+          .then(fn)
+          .then(resolve, reject)
+          .finally(() => {
+            running -= 1;
+          });
+      };
+      bottleneck.schedule(job).catch(() => {
+        fail(new LimiterClosedError());
+      });
+    });
+  }
+
+  return {
+    schedule,
+    backoff(ms) {
+      if (!Number.isFinite(ms) || ms <= 0) return;
+      backoffUntil = Math.max(backoffUntil, now() + ms);
+      logger.warn({ backoffMs: ms }, 'vendor rate limited; pausing calls');
+      store.backoff(ms).catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not share the backoff');
+      });
+    },
+    get stats() {
+      const current = started.window === Math.floor(now() / HOUR_MS) ? started.count : 0;
+      return { queued, running, started: current };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      sleeper.cancelAll(new LimiterClosedError());
+      await bottleneck.stop({ dropWaitingJobs: true, dropErrorMessage: 'limiter closed' });
+    },
+  };
+}

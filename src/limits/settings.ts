@@ -1,0 +1,38 @@
+import { OPERATIONS, type Operation } from '../contract/operations.js';
+import { ConfigError } from '../errors.js';
+import type { OperationLimitSettings } from './types.js';
+
+export const HOUR_MS = 3_600_000;
+
+/** Checks every operation's limits once, at construction; the message names the setting to fix. */
+export function validateSettings(settings: Partial<Record<Operation, OperationLimitSettings>>): void {
+  for (const operation of OPERATIONS) {
+    const entry = settings[operation];
+    const name = `limits.${operation}`;
+    if (entry === undefined) throw new ConfigError(name, 'missing; every operation needs a limit');
+    const { ratePerSecond, maxConcurrent, spendCapPerHour } = entry;
+    if (!Number.isFinite(ratePerSecond) || ratePerSecond <= 0) {
+      throw new ConfigError(`${name}.ratePerSecond`, `must be a number > 0, got ${String(ratePerSecond)}`);
+    }
+    if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) {
+      throw new ConfigError(`${name}.maxConcurrent`, `must be an integer >= 1, got ${String(maxConcurrent)}`);
+    }
+    if (spendCapPerHour !== undefined && (!Number.isInteger(spendCapPerHour) || spendCapPerHour < 1)) {
+      throw new ConfigError(
+        `${name}.spendCapPerHour`,
+        `must be an integer >= 1 when set (leave it out for no cap), got ${String(spendCapPerHour)}`,
+      );
+    }
+  }
+}
+
+export function validateMargin(margin: number): void {
+  if (!Number.isFinite(margin) || margin < 0 || margin >= 1) {
+    throw new ConfigError('limits.rateMargin', `must be a number in [0, 1), got ${String(margin)}`);
+  }
+}
+
+/** Milliseconds between call starts, widened by the safety margin. */
+export function spacingMs(ratePerSecond: number, margin: number): number {
+  return (1000 / ratePerSecond) * (1 + margin);
+}

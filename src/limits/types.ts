@@ -1,0 +1,51 @@
+import type { Redis } from 'ioredis';
+import type { Operation } from '../contract/operations.js';
+import type { Logger } from '../observability/logger.js';
+
+export interface OperationLimitSettings {
+  ratePerSecond: number;
+  maxConcurrent: number;
+  spendCapPerHour?: number;
+}
+
+export interface LimiterDeps {
+  settings: Record<Operation, OperationLimitSettings>;
+  /** When given, the rate, backoffs and spend caps are shared by every replica using the same keyPrefix. */
+  redis?: Redis;
+  keyPrefix: string;
+  logger: Logger;
+  /** Epoch milliseconds; sub-millisecond precision welcome. */
+  now?: () => number;
+  /**
+   * Fraction by which call spacing is widened (default 0.02): a call that starts a little late
+   * (timer or event-loop delay) must not let the following calls crowd one second past the limit.
+   * 0.02 tolerates 20 ms of uneven lateness; see bench/limits.ts for the figures.
+   */
+  rateMargin?: number;
+}
+
+export interface OperationLimiter {
+  /**
+   * Runs fn when the local concurrency slot and the (shared) quota allow it. Rejects with the
+   * original error of fn. Honors signal: a queued job aborted before it starts rejects with an
+   * AbortError and consumes no quota.
+   */
+  schedule<T>(fn: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
+  /** The vendor answered 429: stop starting calls for this operation for `ms` (Retry-After), across replicas when shared. */
+  backoff(ms: number): void;
+  /**
+   * queued: accepted, not started; running: fn in flight; started: calls started in the current
+   * hour window (counted across replicas when a spend cap is set and Redis is shared).
+   */
+  readonly stats: { queued: number; running: number; started: number };
+}
+
+export type SpendCapListener = (operation: Operation, resumeAt: number) => void;
+
+export interface Limiters {
+  get(operation: Operation): OperationLimiter;
+  /** Fires once per replica each time an operation reaches its spend cap; resumeAt is epoch ms. */
+  on(event: 'spend-cap', listener: SpendCapListener): void;
+  /** Rejects queued jobs, stops timers, waits for running calls; never quits the given Redis connection. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { OPERATIONS, type Operation } from '../../src/contract/operations.js';
+import { createLimiters, type Limiters, type OperationLimitSettings } from '../../src/limits/index.js';
+import { createLogger } from '../../src/observability/logger.js';
+
+const HOUR = 3_600_000;
+const logger = createLogger({ level: 'silent' });
+let cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+});
+
+/** Two replicas: each its own Redis connection and limiters, one key prefix. */
+function replicas(vehicle: OperationLimitSettings): Limiters[] {
+  const keyPrefix = `limits-it-${randomUUID()}`;
+  const settings = Object.fromEntries(
+    OPERATIONS.map((operation) => [
+      operation,
+      operation === 'vehicle' ? vehicle : { ratePerSecond: 1, maxConcurrent: 1 },
+    ]),
+  ) as Record<Operation, OperationLimitSettings>;
+  return [0, 1].map((index) => {
+    const redis = new Redis(inject('redisUrl'));
+    const limiters = createLimiters({ settings, redis, keyPrefix, logger });
+    cleanups.push(async () => {
+      await limiters.close();
+      if (index === 0) {
+        const keys = await redis.keys(`{${keyPrefix}:*`);
+        if (keys.length > 0) await redis.del(...keys);
+      }
+      await redis.quit();
+    });
+    return limiters;
+  });
+}
+
+/** Keeps `depth` calls pending on a limiter until `until`; returns every start time. */
+async function saturate(limiters: Limiters, depth: number, until: number, starts: number[]): Promise<void> {
+  const limiter = limiters.get('vehicle');
+  const pump = async (): Promise<void> => {
+    while (Date.now() < until) {
+      await limiter.schedule(() => {
+        if (Date.now() < until) starts.push(Date.now());
+        return Promise.resolve();
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: depth }, pump));
+}
+
+function maxInSlidingSecond(starts: number[]): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; j < sorted.length; j++) {
+    while (sorted[j]! - sorted[i]! >= 1000) i++;
+    best = Math.max(best, j - i + 1);
+  }
+  return best;
+}
+
+describe('limits shared through Redis', () => {
+  it('two replicas on two connections share one rate', async () => {
+    const rate = 50;
+    const [a, b] = replicas({ ratePerSecond: rate, maxConcurrent: 8 });
+    const starts: number[] = [];
+    const until = Date.now() + 2000;
+    await Promise.all([saturate(a!, 20, until, starts), saturate(b!, 20, until, starts)]);
+    expect(starts.length).toBeLessThanOrEqual(rate * 2 + 2);
+    expect(starts.length).toBeGreaterThanOrEqual(rate * 2 * 0.8);
+    expect(maxInSlidingSecond(starts)).toBeLessThanOrEqual(rate + 1);
+  });
+
+  it('a backoff on one replica holds the other replica back', async () => {
+    const [a, b] = replicas({ ratePerSecond: 100, maxConcurrent: 4 });
+    const backoffAt = Date.now();
+    a!.get('vehicle').backoff(800);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    let startedAt = 0;
+    await b!.get('vehicle').schedule(() => {
+      startedAt = Date.now();
+      return Promise.resolve();
+    });
+    expect(startedAt - backoffAt).toBeGreaterThanOrEqual(790);
+    expect(startedAt - backoffAt).toBeLessThan(2000);
+  });
+
+  it('the spend cap counts the starts of both replicas and queues the rest', async () => {
+    const [a, b] = replicas({ ratePerSecond: 100, maxConcurrent: 4, spendCapPerHour: 5 });
+    const events: number[] = [];
+    for (const limiters of [a!, b!])
+      limiters.on('spend-cap', (_operation, resumeAt) => events.push(resumeAt));
+    let done = 0;
+    const controller = new AbortController();
+    const call = (limiters: Limiters) =>
+      limiters
+        .get('vehicle')
+        .schedule(
+          () => {
+            done += 1;
+            return Promise.resolve();
+          },
+          { signal: controller.signal },
+        )
+        .catch((error: unknown) => error);
+    const calls = [a!, a!, a!, b!, b!, b!, b!].map(call);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(done).toBe(5);
+    expect(a!.get('vehicle').stats.queued + b!.get('vehicle').stats.queued).toBe(2);
+    const nextHour = (Math.floor(Date.now() / HOUR) + 1) * HOUR;
+    expect(events.length).toBeGreaterThanOrEqual(1);
+    expect(events.length).toBeLessThanOrEqual(2);
+    for (const resumeAt of events) expect(resumeAt).toBe(nextHour);
+    controller.abort();
+    const outcomes = await Promise.all(calls);
+    expect(outcomes.filter((outcome) => outcome instanceof DOMException)).toHaveLength(2);
+  });
+});

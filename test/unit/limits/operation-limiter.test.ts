@@ -1,0 +1,126 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { QuotaUnavailableError } from '../../../src/limits/errors.js';
+import {
+  createOperationLimiter,
+  type ManagedOperationLimiter,
+} from '../../../src/limits/operation-limiter.js';
+import type { Admission, QuotaStore } from '../../../src/limits/quota-store.js';
+import { silentLogger } from './helpers.js';
+
+/** A store that answers reserve() from a script and records what the limiter did. */
+function scriptedStore(answers: Admission[], backoffLeft: number[] = [], onReserve = () => undefined) {
+  const released: string[] = [];
+  const reserve = vi.fn<QuotaStore['reserve']>(() => {
+    onReserve();
+    const next = answers.shift();
+    return next ? Promise.resolve(next) : Promise.reject(new Error('redis down'));
+  });
+  const release = vi.fn<QuotaStore['release']>((token) => {
+    released.push(token.tat);
+    return Promise.resolve();
+  });
+  const backoff = vi.fn<QuotaStore['backoff']>(() => Promise.resolve());
+  const backoffRemaining = vi.fn<QuotaStore['backoffRemaining']>(() =>
+    Promise.resolve(backoffLeft.shift() ?? 0),
+  );
+  const store: QuotaStore = { reserve, release, backoff, backoffRemaining };
+  return { store, released, reserve, backoff };
+}
+
+const slot = (waitMs: number, tat: string): Admission => ({
+  kind: 'slot',
+  waitMs,
+  token: { tat, window: 0 },
+  started: undefined,
+});
+
+let lag = 0;
+let limiter: ManagedOperationLimiter | undefined;
+
+function limiterWith(store: QuotaStore, shared = true): ManagedOperationLimiter {
+  limiter = createOperationLimiter({
+    operation: 'vehicle',
+    settings: { ratePerSecond: 10, maxConcurrent: 4 },
+    store,
+    shared,
+    logger: silentLogger,
+    now: () => Date.now() + lag,
+    lateToleranceMs: 10,
+    onSpendCap: () => undefined,
+  });
+  return limiter;
+}
+
+beforeEach(() => {
+  lag = 0;
+  vi.useFakeTimers({ now: new Date('2026-11-21T10:00:00.000Z') });
+});
+
+afterEach(async () => {
+  const closing = limiter?.close();
+  await vi.runOnlyPendingTimersAsync();
+  await closing;
+  limiter = undefined;
+  vi.useRealTimers();
+});
+
+describe('operation limiter and its quota store', () => {
+  it('a call that wakes later than the tolerance gives its slot back and takes a new one', async () => {
+    const { store, released, reserve } = scriptedStore([slot(30, 'a'), slot(0, 'b')]);
+    const fn = vi.fn(() => Promise.resolve('ok'));
+    const call = limiterWith(store, false).schedule(fn);
+    await vi.advanceTimersByTimeAsync(5);
+    lag = 40; // the event loop stalled while the call slept
+    await vi.advanceTimersByTimeAsync(60);
+    await expect(call).resolves.toBe('ok');
+    expect(released).toEqual(['a']);
+    expect(reserve).toHaveBeenCalledTimes(2);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('starts anyway after three late wake-ups, so a lagging loop cannot starve a call', async () => {
+    const answers = ['a', 'b', 'c', 'd', 'e'].map((tat) => slot(20, tat));
+    // Every answer arrives 30 ms late, so every wake-up is 30 ms past its slot.
+    const { store, released, reserve } = scriptedStore(answers, [], () => {
+      lag += 30;
+    });
+    const call = limiterWith(store, false).schedule(() => Promise.resolve('ok'));
+    await vi.advanceTimersByTimeAsync(200);
+    await expect(call).resolves.toBe('ok');
+    expect(released).toEqual(['a', 'b', 'c']);
+    expect(reserve).toHaveBeenCalledTimes(4);
+  });
+
+  it('asks the shared store for a backoff after a long wait and waits it out', async () => {
+    const { store, released } = scriptedStore([slot(100, 'a'), slot(0, 'b')], [300]);
+    const fn = vi.fn(() => Promise.resolve());
+    const call = limiterWith(store).schedule(fn);
+    await vi.advanceTimersByTimeAsync(150);
+    expect(fn).not.toHaveBeenCalled();
+    expect(released).toEqual(['a']);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(fn).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(100);
+    await call;
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('rejects with a retryable QuotaUnavailableError when the store fails, without calling fn', async () => {
+    const { store } = scriptedStore([]);
+    const fn = vi.fn(() => Promise.resolve());
+    const call = limiterWith(store).schedule(fn);
+    const outcome = expect(call).rejects.toSatisfy(
+      (error) => error instanceof QuotaUnavailableError && error.retryable,
+    );
+    await vi.advanceTimersByTimeAsync(20);
+    await outcome;
+    expect(fn).not.toHaveBeenCalled();
+    expect(limiter?.stats.queued).toBe(0);
+  });
+
+  it('shares a backoff through the store', () => {
+    const { store, backoff } = scriptedStore([]);
+    limiterWith(store).backoff(1500);
+    expect(backoff).toHaveBeenCalledWith(1500);
+  });
+});

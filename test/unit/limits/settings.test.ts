@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../src/errors.js';
+import { createLimiters, type OperationLimitSettings } from '../../../src/limits/index.js';
+import { settingsWith, silentLogger } from './helpers.js';
+
+const build = (vehicle: OperationLimitSettings, rateMargin?: number) => () =>
+  createLimiters({
+    settings: settingsWith({ vehicle }),
+    keyPrefix: 'test',
+    logger: silentLogger,
+    rateMargin,
+  });
+
+describe('limit settings', () => {
+  it.each([
+    [{ ratePerSecond: 0, maxConcurrent: 1 }, 'limits.vehicle.ratePerSecond'],
+    [{ ratePerSecond: -2, maxConcurrent: 1 }, 'limits.vehicle.ratePerSecond'],
+    [{ ratePerSecond: Number.NaN, maxConcurrent: 1 }, 'limits.vehicle.ratePerSecond'],
+    [{ ratePerSecond: 1, maxConcurrent: 0 }, 'limits.vehicle.maxConcurrent'],
+    [{ ratePerSecond: 1, maxConcurrent: 1.5 }, 'limits.vehicle.maxConcurrent'],
+    [{ ratePerSecond: 1, maxConcurrent: 1, spendCapPerHour: 0 }, 'limits.vehicle.spendCapPerHour'],
+    [{ ratePerSecond: 1, maxConcurrent: 1, spendCapPerHour: 2.5 }, 'limits.vehicle.spendCapPerHour'],
+  ])('rejects %o naming %s', (vehicle, setting) => {
+    expect(build(vehicle)).toThrow(ConfigError);
+    expect(build(vehicle)).toThrow(setting);
+  });
+
+  it('accepts fractional rates and a missing spend cap', () => {
+    expect(build({ ratePerSecond: 0.5, maxConcurrent: 2 })).not.toThrow();
+  });
+
+  it('names an operation that has no limits at all', () => {
+    const settings = settingsWith();
+    const partial: Partial<typeof settings> = { ...settings };
+    delete partial.vehicle;
+    expect(() =>
+      createLimiters({ settings: partial as typeof settings, keyPrefix: 'test', logger: silentLogger }),
+    ).toThrow('limits.vehicle');
+  });
+
+  it('rejects a rate margin outside [0, 1)', () => {
+    expect(build({ ratePerSecond: 1, maxConcurrent: 1 }, 1)).toThrow('limits.rateMargin');
+  });
+});
