@@ -38,7 +38,7 @@ const limitsJson = z
 const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   KAFKA_BROKERS: z
-    .string()
+    .string({ error: 'is required (comma-separated host:port list)' })
     .min(1, 'is required (comma-separated host:port list)')
     .transform((s) => s.split(',').map((b) => b.trim()))
     .pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'each broker must be host:port')).min(1)),
@@ -70,8 +70,8 @@ const envSchema = z.object({
     ])
     .default('BACKWARD'),
   REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^rediss?$/ }).optional()),
-  VENDOR_BASE_URL: url,
-  VENDOR_API_KEY: z.string().min(1, 'is required'),
+  VENDOR_BASE_URL: z.url({ protocol: /^https?$/, error: 'is required: the vendor API base URL, http(s)' }),
+  VENDOR_API_KEY: z.string({ error: 'is required' }).min(1, 'is required'),
   VENDOR_CONNECT_TIMEOUT_MS: int(1, 5_000),
   VENDOR_TIMEOUT_MS: int(1, 30_000),
   VENDOR_CONNECTIONS: int(1, 64),

@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+import { randomBytes } from 'node:crypto';
+import { Command, InvalidArgumentError } from 'commander';
+import { Kafka, logLevel } from 'kafkajs';
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { loadConfig } from './config.js';
+import { topicNames } from './contract/operations.js';
+import { runDemo } from './demo/demo.js';
+import { ConfigError } from './errors.js';
+import { startService, type Service } from './main.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { routeProcessWarnings } from './observability/node-warnings.js';
+import { plainJsonCodec, registryCodec } from './producers/value-codec.js';
+import { runSandboxFromEnv } from './sandbox/main.js';
+
+/** Commands: run, sandbox, dev (replay and redrive live in src/audit/). */
+
+const program = new Command('verification-gateway').description(
+  'Kafka-driven gateway to the identity and registry vendor API',
+);
+
+program
+  .command('run')
+  .description('run the service (configuration from the environment; see the README)')
+  .action(async () => {
+    const config = loadConfig();
+    const logger = createLogger({ level: config.LOG_LEVEL });
+    routeProcessWarnings(logger);
+    const service = await startService(config, logger, { onFatal: () => void shutdown(service, logger, 1) });
+    onSignals(() => shutdown(service, logger, 0));
+  });
+
+program
+  .command('sandbox')
+  .description('run the vendor API sandbox (SANDBOX_PORT, SANDBOX_API_KEY, SANDBOX_* knobs)')
+  .action(async () => {
+    const logger = createLogger({ level: process.env.SANDBOX_LOG_LEVEL ?? 'info' });
+    const sandbox = await runSandboxFromEnv(process.env, logger);
+    onSignals(async () => {
+      await sandbox.close();
+      process.exit(0);
+    });
+  });
+
+program
+  .command('dev')
+  .description(
+    'sandbox + service against the local stack (npm run stack:up), then a demo request per operation',
+  )
+  .option('--exit-after-demo', 'stop once the demo has printed its outcomes')
+  .option('--demo-timeout <ms>', 'how long the demo waits for outcomes', parsePositiveInt, 60_000)
+  .action(async (options: { exitAfterDemo?: boolean; demoTimeout: number }) => {
+    const env = devEnvironment();
+    const logger = createLogger({ level: env.LOG_LEVEL ?? 'warn' });
+    routeProcessWarnings(logger);
+    const sandbox = await runSandboxFromEnv(
+      {
+        ...env,
+        SANDBOX_PORT: env.SANDBOX_PORT ?? '0',
+        SANDBOX_ASYNC_DELAY_MS: env.SANDBOX_ASYNC_DELAY_MS ?? '1500',
+      },
+      logger,
+    );
+    const config = loadConfig({
+      ...env,
+      VENDOR_BASE_URL: sandbox.url,
+      VENDOR_API_KEY: env.SANDBOX_API_KEY ?? 'sandbox-key',
+    });
+    const service = await startService(config, logger, { onFatal: () => void shutdown(service, logger, 1) });
+    const out = (line: string): void => void process.stdout.write(`${line}\n`);
+    out(
+      `sandbox ${sandbox.url} · service http://127.0.0.1:${service.httpPort} · brokers ${config.KAFKA_BROKERS.join(',')}`,
+    );
+    const kafka = new Kafka({
+      clientId: 'demo',
+      brokers: [...config.KAFKA_BROKERS],
+      logLevel: logLevel.NOTHING,
+    });
+    const codec = config.SCHEMA_REGISTRY_URL
+      ? registryCodec(new SchemaRegistry({ host: config.SCHEMA_REGISTRY_URL }), new Map())
+      : plainJsonCodec();
+    const { outcomes } = await runDemo({
+      kafka,
+      topics: topicNames(config.TOPIC_PREFIX),
+      codec,
+      write: out,
+      timeoutMs: options.demoTimeout,
+    });
+    out(`demo: ${outcomes} outcomes received`);
+    const stop = async (code: number): Promise<void> => {
+      await service.stop();
+      await sandbox.close();
+      process.exit(code);
+    };
+    if (options.exitAfterDemo) await stop(outcomes > 0 ? 0 : 1);
+    else {
+      out('service running; Ctrl-C stops it');
+      onSignals(() => stop(0));
+    }
+  });
+
+/** Local-stack defaults for `dev`, overridable from the environment. */
+function devEnvironment(): Record<string, string | undefined> {
+  return {
+    KAFKA_BROKERS: '127.0.0.1:9092',
+    SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081/apis/ccompat/v7',
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: '8080',
+    VENDOR_RATE_PER_SECOND: '20',
+    WEBHOOK_SECRET: randomBytes(24).toString('hex'),
+    ...process.env,
+  };
+}
+
+function parsePositiveInt(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0)
+    throw new InvalidArgumentError('must be a positive whole number');
+  return parsed;
+}
+
+let stopping = false;
+async function shutdown(service: Service | undefined, logger: Logger, code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ code }, 'stopping');
+  try {
+    await service?.stop();
+  } catch (error) {
+    logger.error({ err: error }, 'stop failed');
+    code = code || 1;
+  }
+  process.exit(code);
+}
+
+function onSignals(handler: () => Promise<void>): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void handler());
+}
+
+program.parseAsync().catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
+  else console.error(error);
+  process.exit(error instanceof ConfigError ? 78 : 1);
+});

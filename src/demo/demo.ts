@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
+import { OPERATIONS, type TopicNames } from '../contract/operations.js';
+import type { ValueCodec } from '../producers/value-codec.js';
+import { sampleKey, sampleParams } from './samples.js';
+
+/**
+ * The demo publisher: one request per operation, then each outcome printed as it arrives
+ * (results, dead letters and vehicle-search events). Prints ids and statuses only.
+ */
+export interface DemoDeps {
+  kafka: Kafka;
+  topics: TopicNames;
+  codec: ValueCodec;
+  write(line: string): void;
+  /** How long to wait for outcomes. */
+  timeoutMs: number;
+}
+
+export async function runDemo(deps: DemoDeps): Promise<{ outcomes: number; expected: number }> {
+  const runId = randomUUID().slice(0, 8);
+  const pending = new Set<string>();
+  const consumer = deps.kafka.consumer({ groupId: `demo-${runId}`, readUncommitted: false });
+  await consumer.connect();
+  await consumer.subscribe({
+    topics: [
+      ...OPERATIONS.map((op) => deps.topics.result(op)),
+      deps.topics.errors,
+      deps.topics.vehicleSearchEvents,
+    ],
+    fromBeginning: false,
+  });
+  let outcomes = 0;
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+  await consumer.run({
+    eachMessage: async ({ topic, message }) => {
+      if (!message.value) return;
+      const value = (await deps.codec.decode(message.value)) as Record<string, unknown>;
+      const requestId = String(value.requestId);
+      if (!requestId.startsWith(`demo-${runId}`)) return;
+      outcomes += 1;
+      const what =
+        topic === deps.topics.vehicleSearchEvents
+          ? `event ${String(value.status)} via ${typeof value.via === 'string' ? value.via : '-'}`
+          : topic === deps.topics.errors
+            ? `error ${JSON.stringify((value.error as { kind?: string }).kind)}`
+            : `result ${String(value.status)}`;
+      deps.write(`  ← ${topic.padEnd(48)} ${requestId.padEnd(40)} ${what}`);
+      if (isFinal(deps.topics, topic, requestId, value)) pending.delete(requestId);
+      if (pending.size === 0) finished();
+    },
+  });
+  // Wait for the group to be assigned, so that fromBeginning:false does not miss outcomes.
+  await new Promise<void>((resolve) => {
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      resolve();
+    });
+  });
+  const producer = deps.kafka.producer();
+  await producer.connect();
+  for (const operation of OPERATIONS) {
+    const requestId = `demo-${runId}-${operation}`;
+    const params = sampleParams(operation);
+    pending.add(requestId);
+    await producer.send({
+      topic: deps.topics.request(operation),
+      messages: [
+        {
+          key: sampleKey(params),
+          value: JSON.stringify({ requestId, params, source: 'demo', requestedAt: new Date().toISOString() }),
+        },
+      ],
+    });
+    deps.write(`  → ${deps.topics.request(operation).padEnd(48)} ${requestId}`);
+  }
+  await producer.disconnect();
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, deps.timeoutMs).unref());
+  await Promise.race([done, timeout]);
+  await consumer.disconnect();
+  if (pending.size > 0) deps.write(`  still waiting for: ${[...pending].join(', ')}`);
+  return { outcomes, expected: OPERATIONS.length };
+}
+
+/** vehicle-async ends with its final search event (or a dead letter); the others with their outcome. */
+function isFinal(
+  topics: TopicNames,
+  topic: string,
+  requestId: string,
+  value: Record<string, unknown>,
+): boolean {
+  if (topic === topics.errors) return true;
+  if (requestId.endsWith('-vehicle-async'))
+    return topic === topics.vehicleSearchEvents && value.status !== 'pending';
+  return topic !== topics.vehicleSearchEvents;
+}

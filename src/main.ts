@@ -1,0 +1,225 @@
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { Kafka, logLevel } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { CircuitBreaker } from './consumers/circuit-breaker.js';
+import { memoryIdempotencyStore, redisIdempotencyStore } from './consumers/idempotency.js';
+import { Runtime } from './consumers/runtime.js';
+import { jsonSchemasByTopic } from './contract/json-schemas.js';
+import { OPERATIONS, topicNames, type Operation } from './contract/operations.js';
+import { parseParams } from './contract/params.js';
+import { createHandlers } from './handlers/index.js';
+import { createLimiters } from './limits/index.js';
+import { createHttpServer } from './observability/http-server.js';
+import { kafkaLogCreator } from './observability/kafka-logger.js';
+import { createMetrics } from './observability/metrics.js';
+import { registerTopicSchemas } from './producers/schema-registration.js';
+import { contractTopics, ensureTopics } from './producers/topic-setup.js';
+import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/value-codec.js';
+import { createVendorClient } from './vendor/client.js';
+
+/**
+ * The composition root: config → clients → runtime → HTTP. Nothing else builds singletons.
+ * SIGTERM (cli.ts) calls stop(), which drains in-flight work within SHUTDOWN_TIMEOUT_MS.
+ */
+export interface Service {
+  /** The HTTP port actually bound (useful with HTTP_PORT=0). */
+  readonly httpPort: number;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Called when the runtime cannot go on; the CLI exits non-zero so the orchestrator restarts it. */
+  onFatal?: (error: unknown) => void;
+}
+
+export async function startService(
+  config: Config,
+  logger: Logger,
+  options: ServiceOptions = {},
+): Promise<Service> {
+  const topics = topicNames(config.TOPIC_PREFIX);
+  const kafka = new Kafka({
+    clientId: config.KAFKA_CLIENT_ID,
+    brokers: [...config.KAFKA_BROKERS],
+    logLevel: logLevel.WARN,
+    logCreator: kafkaLogCreator(logger),
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  const closers: (() => Promise<unknown>)[] = [() => admin.disconnect()];
+  try {
+    if (config.CREATE_TOPICS) {
+      const created = await ensureTopics(admin, contractTopics(topics, topicSettings(config)));
+      if (created.length > 0) logger.info({ topics: created }, 'topics created');
+    }
+    const codec = await createCodec(config, logger);
+    const redis =
+      config.REDIS_URL === undefined ? undefined : new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
+    if (redis) closers.push(() => redis.quit());
+    const vendor = createVendorClient({
+      baseUrl: config.VENDOR_BASE_URL,
+      apiKey: config.VENDOR_API_KEY,
+      connections: config.VENDOR_CONNECTIONS,
+      connectTimeoutMs: config.VENDOR_CONNECT_TIMEOUT_MS,
+      headersTimeoutMs: config.VENDOR_TIMEOUT_MS,
+      bodyTimeoutMs: config.VENDOR_TIMEOUT_MS,
+    });
+    closers.unshift(() => vendor.close());
+    const limiters = createLimiters({
+      settings: config.limits,
+      ...(redis ? { redis } : {}),
+      keyPrefix: `${config.TOPIC_PREFIX}:limits`,
+      logger,
+    });
+    closers.unshift(() => limiters.close());
+    const breakers = new Map<Operation, CircuitBreaker>(
+      OPERATIONS.map((op) => [
+        op,
+        new CircuitBreaker({
+          failureThreshold: config.BREAKER_FAILURE_THRESHOLD,
+          cooldownMs: config.BREAKER_COOLDOWN_MS,
+        }),
+      ]),
+    );
+    const breakerFor = (op: Operation): CircuitBreaker => breakers.get(op) ?? fail(`no breaker for ${op}`);
+    const metrics = createMetrics();
+    const runtime = new Runtime({
+      kafka,
+      admin,
+      topics,
+      logger,
+      metrics,
+      breakerFor,
+      settings: {
+        groupId: config.KAFKA_GROUP_ID,
+        maxInFlight: config.MAX_IN_FLIGHT,
+        partitionWindow: config.PARTITION_WINDOW,
+        commitIntervalMs: config.COMMIT_INTERVAL_MS,
+        shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      },
+      process: {
+        decodeValue: (value) => codec.decode(value),
+        parseParams: (operation, params) => {
+          const parsed = parseParams(operation, params);
+          return parsed.ok ? { ok: true, value: parsed.params } : { ok: false, message: parsed.message };
+        },
+        handlers: createHandlers({ vendor }),
+        limiterFor: (op) => limiters.get(op),
+        breakerFor,
+        idempotency: redis
+          ? redisIdempotencyStore(redis, `${config.TOPIC_PREFIX}:idempotency`, config.DEDUPE_WINDOW_SECONDS)
+          : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
+        retry: {
+          maxAttempts: config.RETRY_MAX_ATTEMPTS,
+          baseDelayMs: config.RETRY_BASE_MS,
+          maxDelayMs: config.RETRY_MAX_DELAY_MS,
+          budgetMs: config.RETRY_BUDGET_MS,
+        },
+        maxRequestBytes: config.MAX_REQUEST_BYTES,
+        now: () => new Date(),
+        sleep: abortableSleep,
+      },
+      output: {
+        codec,
+        topics,
+        source: `/verification-gateway/${config.KAFKA_GROUP_ID}`,
+        resultMaxBytes: config.RESULT_MAX_BYTES,
+        now: () => new Date(),
+      },
+      onFatal:
+        options.onFatal ??
+        ((error) => {
+          logger.fatal({ err: error }, 'fatal');
+        }),
+    });
+    limiters.on('spend-cap', (operation, resumeAt) => {
+      logger.warn(
+        { operation, resumeAt: new Date(resumeAt).toISOString() },
+        'spend cap reached; pausing the operation',
+      );
+      runtime.pauseOperationUntil(operation, resumeAt);
+    });
+    let ready = false;
+    const http: FastifyInstance = createHttpServer({ metrics: metrics.registry, isReady: () => ready });
+    await http.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT });
+    closers.unshift(() => http.close());
+    await runtime.start();
+    ready = true;
+    const address = http.server.address();
+    const httpPort = typeof address === 'object' && address ? address.port : config.HTTP_PORT;
+    logger.info(
+      {
+        httpPort,
+        prefix: config.TOPIC_PREFIX,
+        registry: config.SCHEMA_REGISTRY_URL !== undefined,
+        redis: redis !== undefined,
+      },
+      'service started',
+    );
+    return {
+      httpPort,
+      async stop() {
+        ready = false;
+        await runtime.stop();
+        await closeAll(closers, logger);
+      },
+    };
+  } catch (error) {
+    await closeAll(closers, logger);
+    throw error;
+  }
+}
+
+function topicSettings(config: Config) {
+  return {
+    partitions: config.TOPIC_PARTITIONS,
+    replicationFactor: config.TOPIC_REPLICATION_FACTOR,
+    requestRetentionMs: config.REQUEST_RETENTION_MS,
+    outputRetentionMs: config.OUTPUT_RETENTION_MS,
+  };
+}
+
+async function createCodec(config: Config, logger: Logger): Promise<ValueCodec> {
+  if (config.SCHEMA_REGISTRY_URL === undefined) return plainJsonCodec();
+  const ids = await registerTopicSchemas(
+    { registryUrl: config.SCHEMA_REGISTRY_URL, compatibility: config.SCHEMA_COMPATIBILITY },
+    jsonSchemasByTopic(config.TOPIC_PREFIX),
+  );
+  logger.info({ subjects: ids.size, compatibility: config.SCHEMA_COMPATIBILITY }, 'schemas registered');
+  return registryCodec(new SchemaRegistry({ host: config.SCHEMA_REGISTRY_URL }), ids);
+}
+
+async function closeAll(closers: (() => Promise<unknown>)[], logger: Logger): Promise<void> {
+  for (const close of closers) {
+    try {
+      await close();
+    } catch (error) {
+      logger.warn({ err: error }, 'close failed');
+    }
+  }
+}
+
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}

@@ -1,0 +1,58 @@
+import { request } from 'undici';
+import type { JsonSchema } from '../contract/json-schemas.js';
+
+/**
+ * Registers each topic's value schema under `<topic>-value` with an explicit compatibility
+ * rule, through the Confluent-compatible REST API, and returns topic → schema id.
+ *
+ * Why not SchemaRegistry.register(): it reads GET /config/{subject} and expects a 404 for a
+ * new subject; Apicurio's ccompat API answers that with the global default instead, which
+ * register() then reports as a compatibility mismatch. Registering the version first and then
+ * setting the subject's compatibility works on both registries.
+ */
+export interface RegistrationSettings {
+  registryUrl: string;
+  compatibility: string;
+}
+
+const JSON_CONTENT = 'application/vnd.schemaregistry.v1+json';
+
+export async function registerTopicSchemas(
+  settings: RegistrationSettings,
+  schemas: ReadonlyMap<string, JsonSchema>,
+): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (const [topic, schema] of schemas) {
+    const subject = encodeURIComponent(`${topic}-value`);
+    const registered = await call(settings, 'POST', `/subjects/${subject}/versions`, {
+      schemaType: 'JSON',
+      schema: JSON.stringify(schema),
+    });
+    const id = (registered as { id?: unknown }).id;
+    if (typeof id !== 'number') throw new Error(`registry returned no schema id for ${topic}-value`);
+    await call(settings, 'PUT', `/config/${subject}`, { compatibility: settings.compatibility });
+    ids.set(topic, id);
+  }
+  return ids;
+}
+
+async function call(
+  settings: RegistrationSettings,
+  method: 'POST' | 'PUT',
+  path: string,
+  body: unknown,
+): Promise<unknown> {
+  const url = `${settings.registryUrl.replace(/\/$/, '')}${path}`;
+  const response = await request(url, {
+    method,
+    headers: { 'content-type': JSON_CONTENT, accept: JSON_CONTENT },
+    body: JSON.stringify(body),
+  });
+  const text = await response.body.text();
+  if (response.statusCode >= 300) {
+    throw new Error(
+      `schema registry ${method} ${path} answered ${response.statusCode}: ${text.slice(0, 300)}`,
+    );
+  }
+  return text ? (JSON.parse(text) as unknown) : {};
+}
