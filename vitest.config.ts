@@ -8,6 +8,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          // Projects with different worker settings need distinct group orders; unit runs first.
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -21,6 +23,7 @@ export default defineConfig({
           // The real stack is shared: a few files at a time keep a 2-core machine responsive.
           maxWorkers: 2,
           fileParallelism: true,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -2,7 +2,6 @@
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
-import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { loadConfig } from './config.js';
 import { topicNames } from './contract/operations.js';
 import { runDemo } from './demo/demo.js';
@@ -10,6 +9,7 @@ import { ConfigError } from './errors.js';
 import { startService, type Service } from './main.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { routeProcessWarnings } from './observability/node-warnings.js';
+import { createRegistryClient } from './producers/registry-client.js';
 import { plainJsonCodec, registryCodec } from './producers/value-codec.js';
 import { runSandboxFromEnv } from './sandbox/main.js';
 
@@ -77,7 +77,7 @@ program
       logLevel: logLevel.NOTHING,
     });
     const codec = config.SCHEMA_REGISTRY_URL
-      ? registryCodec(new SchemaRegistry({ host: config.SCHEMA_REGISTRY_URL }), new Map())
+      ? registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL), new Map())
       : plainJsonCodec();
     const { outcomes } = await runDemo({
       kafka,

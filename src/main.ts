@@ -1,4 +1,3 @@
-import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
@@ -15,10 +14,20 @@ import { createLimiters } from './limits/index.js';
 import { createHttpServer } from './observability/http-server.js';
 import { kafkaLogCreator } from './observability/kafka-logger.js';
 import { createMetrics } from './observability/metrics.js';
+import { createRegistryClient } from './producers/registry-client.js';
 import { registerTopicSchemas } from './producers/schema-registration.js';
 import { contractTopics, ensureTopics } from './producers/topic-setup.js';
+import type { OutputDeps } from './producers/output-records.js';
 import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/value-codec.js';
-import { createVendorClient } from './vendor/client.js';
+import { createVendorClient, type VendorClient } from './vendor/client.js';
+import {
+  createEventPublisher,
+  createVehicleSearchTracker,
+  memoryPendingStore,
+  redisPendingStore,
+  type ScheduleLimiter,
+  type VehicleSearchTracker,
+} from './webhooks/index.js';
 
 /**
  * The composition root: config → clients → runtime → HTTP. Nothing else builds singletons.
@@ -86,6 +95,22 @@ export async function startService(
     );
     const breakerFor = (op: Operation): CircuitBreaker => breakers.get(op) ?? fail(`no breaker for ${op}`);
     const metrics = createMetrics();
+    const output = {
+      codec,
+      topics,
+      source: `/verification-gateway/${config.KAFKA_GROUP_ID}`,
+      resultMaxBytes: config.RESULT_MAX_BYTES,
+      now: () => new Date(),
+    };
+    const tracker = createTracker(config, logger, {
+      kafka,
+      output,
+      vendor,
+      redis,
+      limiter: limiters.get('vehicle-async'),
+    });
+    // Before http.close is put in front: the sink stops taking calls first, then the tracker.
+    closers.unshift(() => tracker.stop());
     const runtime = new Runtime({
       kafka,
       admin,
@@ -106,7 +131,11 @@ export async function startService(
           const parsed = parseParams(operation, params);
           return parsed.ok ? { ok: true, value: parsed.params } : { ok: false, message: parsed.message };
         },
-        handlers: createHandlers({ vendor }),
+        handlers: createHandlers({
+          vendor,
+          vehicleSearchWebhook: tracker.webhookFor,
+          onVehicleSearchCreated: (search, signal) => tracker.onSearchCreated(search, signal),
+        }),
         limiterFor: (op) => limiters.get(op),
         breakerFor,
         idempotency: redis
@@ -122,13 +151,7 @@ export async function startService(
         now: () => new Date(),
         sleep: abortableSleep,
       },
-      output: {
-        codec,
-        topics,
-        source: `/verification-gateway/${config.KAFKA_GROUP_ID}`,
-        resultMaxBytes: config.RESULT_MAX_BYTES,
-        now: () => new Date(),
-      },
+      output,
       onFatal:
         options.onFatal ??
         ((error) => {
@@ -144,8 +167,11 @@ export async function startService(
     });
     let ready = false;
     const http: FastifyInstance = createHttpServer({ metrics: metrics.registry, isReady: () => ready });
+    tracker.registerRoutes(http);
     await http.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT });
     closers.unshift(() => http.close());
+    // After listen (the webhook URL may need the bound port), before the first request.
+    await tracker.start();
     await runtime.start();
     ready = true;
     const address = http.server.address();
@@ -173,6 +199,43 @@ export async function startService(
   }
 }
 
+/**
+ * Pending searches in Redis when there is one (replicas share them, restarts keep them), else
+ * in memory (one instance; a restart loses the searches in flight).
+ */
+function createTracker(
+  config: Config,
+  logger: Logger,
+  deps: {
+    kafka: Kafka;
+    output: OutputDeps;
+    vendor: VendorClient;
+    redis: Redis | undefined;
+    limiter: ScheduleLimiter;
+  },
+): VehicleSearchTracker {
+  return createVehicleSearchTracker({
+    vendor: deps.vendor,
+    store: deps.redis
+      ? redisPendingStore(deps.redis, `${config.TOPIC_PREFIX}:vehicle-search`)
+      : memoryPendingStore(),
+    publisher: createEventPublisher(deps.kafka, deps.output),
+    limiter: deps.limiter,
+    logger,
+    settings: {
+      publicUrl: config.WEBHOOK_PUBLIC_URL,
+      secret: config.WEBHOOK_SECRET,
+      method: config.WEBHOOK_METHOD,
+      pollBaseMs: config.VEHICLE_SEARCH_POLL_MS,
+      pollMaxMs: config.VEHICLE_SEARCH_POLL_MAX_MS,
+      expiryMs: config.VEHICLE_SEARCH_EXPIRY_MS,
+      claimTtlMs: config.VEHICLE_SEARCH_CLAIM_TTL_MS,
+      // Late webhook calls get 200 for as long as a redelivered request reuses its outcome.
+      doneTtlMs: config.DEDUPE_WINDOW_SECONDS * 1000,
+    },
+  });
+}
+
 function topicSettings(config: Config) {
   return {
     partitions: config.TOPIC_PARTITIONS,
@@ -189,7 +252,7 @@ async function createCodec(config: Config, logger: Logger): Promise<ValueCodec> 
     jsonSchemasByTopic(config.TOPIC_PREFIX),
   );
   logger.info({ subjects: ids.size, compatibility: config.SCHEMA_COMPATIBILITY }, 'schemas registered');
-  return registryCodec(new SchemaRegistry({ host: config.SCHEMA_REGISTRY_URL }), ids);
+  return registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL), ids);
 }
 
 async function closeAll(closers: (() => Promise<unknown>)[], logger: Logger): Promise<void> {

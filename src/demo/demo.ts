@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
+import { Partitioners, type Kafka } from 'kafkajs';
 import { OPERATIONS, type TopicNames } from '../contract/operations.js';
 import type { ValueCodec } from '../producers/value-codec.js';
 import { sampleKey, sampleParams } from './samples.js';
@@ -30,6 +30,13 @@ export async function runDemo(deps: DemoDeps): Promise<{ outcomes: number; expec
     ],
     fromBeginning: false,
   });
+  // Listen before run(): the join can happen before run() resolves. Waiting for it keeps
+  // fromBeginning:false from missing the first outcomes.
+  const joined = new Promise<void>((resolve) => {
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      resolve();
+    });
+  });
   let outcomes = 0;
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
@@ -51,13 +58,8 @@ export async function runDemo(deps: DemoDeps): Promise<{ outcomes: number; expec
       if (pending.size === 0) finished();
     },
   });
-  // Wait for the group to be assigned, so that fromBeginning:false does not miss outcomes.
-  await new Promise<void>((resolve) => {
-    consumer.on(consumer.events.GROUP_JOIN, () => {
-      resolve();
-    });
-  });
-  const producer = deps.kafka.producer();
+  await joined;
+  const producer = deps.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   for (const operation of OPERATIONS) {
     const requestId = `demo-${runId}-${operation}`;

@@ -1,4 +1,4 @@
-import { CompressionTypes, type Kafka, type Producer, type TopicMessages } from 'kafkajs';
+import { CompressionTypes, Partitioners, type Kafka, type Producer, type TopicMessages } from 'kafkajs';
 import type { OutputRecord } from './output-records.js';
 
 /**
@@ -36,6 +36,8 @@ export function createPartitionProducer(kafka: Kafka, transactionalId: string): 
     idempotent: true,
     maxInFlightRequests: 1,
     transactionTimeout: 60_000,
+    // Java-compatible murmur2 on the key: the request's key lands where Java clients put it.
+    createPartitioner: Partitioners.DefaultPartitioner,
   });
   let connected: Promise<void> | undefined;
   const connect = (): Promise<void> => (connected ??= producer.connect());
