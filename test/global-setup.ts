@@ -1,0 +1,302 @@
+/**
+ * Vitest globalSetup of the `integration` project: finds or starts Kafka, a Confluent-compatible
+ * schema registry and Redis, and hands their addresses to the tests through `inject(...)`:
+ *
+ *   1. KAFKA_BROKERS, SCHEMA_REGISTRY_URL and REDIS_URL from the environment, when all are set;
+ *   2. else testcontainers, when a Docker engine answers (TEST_STACK=docker forces it);
+ *   3. else the local stack (stack/up.sh, idempotent; TEST_STACK=local forces it). The stack is
+ *      stopped at teardown only when this run started it and no other test run still uses it.
+ *
+ * process.env is left alone on purpose: the unit project runs in the same vitest process, and its
+ * tests must not see the integration endpoints.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import type { StackEndpoints } from './helpers/stack.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    kafkaBrokers: string;
+    schemaRegistryUrl: string;
+    redisUrl: string;
+  }
+}
+
+type Teardown = () => Promise<void>;
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const STACK_DIR = process.env.STACK_DIR ?? join(ROOT, '.stack');
+const RUN_DIR = join(STACK_DIR, 'run');
+const LEASE_DIR = join(RUN_DIR, 'leases');
+
+const KAFKA_IMAGE = 'apache/kafka:4.3.1';
+const REGISTRY_IMAGE = 'apicurio/apicurio-registry:3.0.9';
+const REDIS_IMAGE = 'redis:7-alpine';
+
+export default async function setup(project: TestProject): Promise<Teardown | undefined> {
+  const started = Date.now();
+  const { endpoints, source, teardown } = await resolveStack();
+  project.provide('kafkaBrokers', endpoints.kafkaBrokers);
+  project.provide('schemaRegistryUrl', endpoints.schemaRegistryUrl);
+  project.provide('redisUrl', endpoints.redisUrl);
+  console.log(
+    `[global-setup] ${source} (${Date.now() - started} ms): KAFKA_BROKERS=${endpoints.kafkaBrokers} ` +
+      `SCHEMA_REGISTRY_URL=${endpoints.schemaRegistryUrl} REDIS_URL=${endpoints.redisUrl}`,
+  );
+  return teardown;
+}
+
+async function resolveStack(): Promise<{
+  endpoints: StackEndpoints;
+  source: string;
+  teardown?: Teardown;
+}> {
+  const fromEnv = endpointsFromEnv();
+  if (fromEnv) return { endpoints: fromEnv, source: 'environment' };
+
+  const mode = process.env.TEST_STACK ?? 'auto';
+  if (mode !== 'auto' && mode !== 'docker' && mode !== 'local') {
+    throw new Error(`TEST_STACK must be auto, docker or local (got ${mode})`);
+  }
+  if (mode === 'docker' || (mode === 'auto' && (await dockerAvailable()))) {
+    return { ...(await startContainers()), source: 'testcontainers' };
+  }
+  return { ...(await startLocalStack()), source: 'local stack (stack/up.sh)' };
+}
+
+// --- 1. environment --------------------------------------------------------------------------
+
+function endpointsFromEnv(): StackEndpoints | undefined {
+  const { KAFKA_BROKERS, SCHEMA_REGISTRY_URL, REDIS_URL } = process.env;
+  const given = [KAFKA_BROKERS, SCHEMA_REGISTRY_URL, REDIS_URL].filter((v) => v !== undefined && v !== '');
+  if (given.length === 0) return undefined;
+  if (!KAFKA_BROKERS || !SCHEMA_REGISTRY_URL || !REDIS_URL) {
+    throw new Error(
+      'set all of KAFKA_BROKERS, SCHEMA_REGISTRY_URL and REDIS_URL, or none of them ' +
+        '(then the tests use testcontainers or the local stack)',
+    );
+  }
+  return { kafkaBrokers: KAFKA_BROKERS, schemaRegistryUrl: SCHEMA_REGISTRY_URL, redisUrl: REDIS_URL };
+}
+
+// --- 2. testcontainers -----------------------------------------------------------------------
+
+/** Cheap Docker detection: no socket and no DOCKER_HOST costs a few stat calls, no network. */
+async function dockerAvailable(): Promise<boolean> {
+  const host = process.env.DOCKER_HOST;
+  if (host) {
+    if (host.startsWith('unix://')) return pingDocker({ socketPath: host.slice('unix://'.length) });
+    if (host.startsWith('tcp://') && process.env.DOCKER_TLS_VERIFY !== '1') {
+      const url = new URL(host.replace(/^tcp:/, 'http:'));
+      return pingDocker({ host: url.hostname, port: Number(url.port || 2375) });
+    }
+    return true; // TLS or ssh: let testcontainers deal with it
+  }
+  const sockets = [
+    '/var/run/docker.sock',
+    join(homedir(), '.docker/run/docker.sock'),
+    process.env.XDG_RUNTIME_DIR ? join(process.env.XDG_RUNTIME_DIR, 'docker.sock') : undefined,
+  ].filter((s): s is string => s !== undefined && existsSync(s));
+  for (const socketPath of sockets) {
+    if (await pingDocker({ socketPath })) return true;
+  }
+  return false;
+}
+
+function pingDocker(target: { socketPath: string } | { host: string; port: number }): Promise<boolean> {
+  return new Promise((done) => {
+    const req = request({ ...target, path: '/_ping', method: 'GET', timeout: 1_000 }, (res) => {
+      res.resume();
+      done(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => {
+      done(false);
+    });
+    req.end();
+  });
+}
+
+async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown: Teardown }> {
+  // Loaded only here: testcontainers pulls in a large dependency tree.
+  const { GenericContainer, Wait } = await import('testcontainers');
+  const { Kafka, logLevel } = await import('kafkajs');
+
+  const kafkaContainer = new GenericContainer(KAFKA_IMAGE)
+    .withExposedPorts(9092)
+    .withEnvironment({
+      CLUSTER_ID: 'MkU3OEVBNTcwNTJENDM2Qk',
+      KAFKA_NODE_ID: '1',
+      KAFKA_PROCESS_ROLES: 'broker,controller',
+      KAFKA_CONTROLLER_QUORUM_VOTERS: '1@localhost:9093',
+      // PLAINTEXT: for the host (advertised with the mapped port); BROKER: the broker's own
+      // connections to itself (transaction markers), which cannot use the host's address.
+      KAFKA_LISTENERS: 'PLAINTEXT://0.0.0.0:9092,CONTROLLER://0.0.0.0:9093,BROKER://0.0.0.0:9094',
+      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,BROKER:PLAINTEXT',
+      KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
+      KAFKA_INTER_BROKER_LISTENER_NAME: 'BROKER',
+      KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
+      KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS: '10',
+      KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '1',
+      KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '1',
+      KAFKA_TRANSACTION_STATE_LOG_NUM_PARTITIONS: '10',
+      KAFKA_SHARE_COORDINATOR_STATE_TOPIC_REPLICATION_FACTOR: '1',
+      KAFKA_SHARE_COORDINATOR_STATE_TOPIC_MIN_ISR: '1',
+      KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
+      KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'true',
+      KAFKA_HEAP_OPTS: '-Xms128m -Xmx512m',
+    })
+    // The advertised address needs the mapped port, known only once the container runs: the
+    // entrypoint waits for it in /tmp/advertised before starting Kafka.
+    .withEntrypoint([
+      'sh',
+      '-c',
+      'echo "awaiting advertised listeners"; while [ ! -f /tmp/advertised ]; do sleep 0.1; done; ' +
+        'export KAFKA_ADVERTISED_LISTENERS="$(cat /tmp/advertised)"; exec /etc/kafka/docker/run',
+    ])
+    .withWaitStrategy(Wait.forLogMessage('awaiting advertised listeners'))
+    .withStartupTimeout(120_000);
+
+  const registryContainer = new GenericContainer(REGISTRY_IMAGE)
+    .withExposedPorts(8080)
+    .withEnvironment({ JAVA_OPTS_APPEND: '-Xmx384m' })
+    .withWaitStrategy(Wait.forHttp('/apis/ccompat/v7/subjects', 8080).forStatusCode(200))
+    .withStartupTimeout(180_000);
+
+  const redisContainer = new GenericContainer(REDIS_IMAGE)
+    .withExposedPorts(6379)
+    .withCommand(['redis-server', '--save', '', '--appendonly', 'no'])
+    .withWaitStrategy(Wait.forLogMessage('Ready to accept connections'));
+
+  const [kafka, registry, redis] = await Promise.all([
+    kafkaContainer.start(),
+    registryContainer.start(),
+    redisContainer.start(),
+  ]);
+  const teardown: Teardown = async () => {
+    await Promise.allSettled([kafka.stop(), registry.stop(), redis.stop()]);
+  };
+  try {
+    const kafkaBrokers = `${kafka.getHost()}:${kafka.getMappedPort(9092)}`;
+    const advertised = `PLAINTEXT://${kafkaBrokers},BROKER://localhost:9094`;
+    await kafka.exec([
+      'sh',
+      '-c',
+      `printf %s '${advertised}' > /tmp/adv.tmp && mv /tmp/adv.tmp /tmp/advertised`,
+    ]);
+    // Ready = a metadata round trip succeeds.
+    const admin = new Kafka({ brokers: [kafkaBrokers], logLevel: logLevel.NOTHING }).admin();
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      try {
+        await admin.connect();
+        await admin.describeCluster();
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    await admin.disconnect();
+    return {
+      endpoints: {
+        kafkaBrokers,
+        schemaRegistryUrl: `http://${registry.getHost()}:${registry.getMappedPort(8080)}/apis/ccompat/v7`,
+        redisUrl: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
+      },
+      teardown,
+    };
+  } catch (err) {
+    await teardown();
+    throw err;
+  }
+}
+
+// --- 3. local stack --------------------------------------------------------------------------
+
+const SERVICES = ['kafka', 'registry', 'redis'] as const;
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function stackRunning(): boolean {
+  return SERVICES.every((name) => {
+    try {
+      return pidAlive(Number(readFileSync(join(RUN_DIR, `${name}.pid`), 'utf8').trim()));
+    } catch {
+      return false;
+    }
+  });
+}
+
+function runScript(script: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn('bash', [join(ROOT, 'stack', script)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (out += chunk));
+    child.on('error', fail);
+    child.on('close', (code) => {
+      if (code === 0) done(out);
+      else fail(new Error(`stack/${script} exited with code ${code}; logs in ${join(STACK_DIR, 'logs')}`));
+    });
+  });
+}
+
+async function startLocalStack(): Promise<{ endpoints: StackEndpoints; teardown?: Teardown }> {
+  const wasRunning = stackRunning();
+  // A lease per test run: whoever started the stack stops it only when no other run holds one.
+  mkdirSync(LEASE_DIR, { recursive: true });
+  const lease = join(LEASE_DIR, String(process.pid));
+  writeFileSync(lease, '');
+
+  let out: string;
+  try {
+    out = await runScript('up.sh');
+  } catch (err) {
+    rmSync(lease, { force: true });
+    throw err;
+  }
+  const vars = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
+    if (m) vars.set(m[1]!, m[2]!);
+  }
+  const kafkaBrokers = vars.get('KAFKA_BROKERS');
+  const schemaRegistryUrl = vars.get('SCHEMA_REGISTRY_URL');
+  const redisUrl = vars.get('REDIS_URL');
+  if (!kafkaBrokers || !schemaRegistryUrl || !redisUrl) {
+    rmSync(lease, { force: true });
+    throw new Error(`stack/up.sh did not print the endpoints:\n${out}`);
+  }
+
+  const teardown: Teardown = async () => {
+    rmSync(lease, { force: true });
+    if (wasRunning || process.env.STACK_KEEP_RUNNING === '1') return;
+    const others = readdirSync(LEASE_DIR).filter((name) => {
+      const alive = /^\d+$/.test(name) && pidAlive(Number(name));
+      if (!alive) rmSync(join(LEASE_DIR, name), { force: true });
+      return alive;
+    });
+    if (others.length > 0) {
+      console.log(`[global-setup] leaving the stack running for test runs ${others.join(', ')}`);
+      return;
+    }
+    await runScript('down.sh');
+  };
+  return { endpoints: { kafkaBrokers, schemaRegistryUrl, redisUrl }, teardown };
+}
