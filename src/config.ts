@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
+import { WEBHOOK_METHODS } from './vendor/vocabulary.js';
 
 /**
  * The only reader of process.env. One zod schema, one frozen object; a bad setting stops
@@ -89,14 +90,21 @@ const envSchema = z.object({
   BREAKER_FAILURE_THRESHOLD: int(1, 10),
   BREAKER_COOLDOWN_MS: int(1, 30_000),
   DEDUPE_WINDOW_SECONDS: int(1, 7 * 24 * 3600),
-  MAX_REQUEST_BYTES: int(1, 8 * 1024 * 1024),
+  MAX_REQUEST_BYTES: int(1, 2 * 1024 * 1024),
   RESULT_MAX_BYTES: int(1024, 900 * 1024),
   HTTP_HOST: z.string().default('0.0.0.0'),
   HTTP_PORT: int(0, 8080),
   WEBHOOK_PUBLIC_URL: optionalUrl,
   WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** How the vendor calls the sink back (vendor-api.md, "POST /vehicles-async/v3"). The sink accepts all four. */
+  WEBHOOK_METHOD: z.enum(WEBHOOK_METHODS).default('POST'),
   VEHICLE_SEARCH_EXPIRY_MS: int(1, 30 * 60 * 1000),
+  /** First poll of a search without webhook news; later polls back off exponentially. */
   VEHICLE_SEARCH_POLL_MS: int(1, 30_000),
+  /** Upper bound of the poll backoff. */
+  VEHICLE_SEARCH_POLL_MAX_MS: int(1, 5 * 60 * 1000),
+  /** Lifetime of a replica's claim on a search (fetch + publish); a crashed owner's claim lapses after it. */
+  VEHICLE_SEARCH_CLAIM_TTL_MS: int(1_000, 60_000),
   SHUTDOWN_TIMEOUT_MS: int(1, 25_000),
   CREATE_TOPICS: bool(true),
 });
@@ -137,5 +145,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (rest.WEBHOOK_PUBLIC_URL !== undefined && rest.WEBHOOK_SECRET === undefined) {
     throw new ConfigError('WEBHOOK_SECRET', 'is required when WEBHOOK_PUBLIC_URL is set');
   }
+  if (rest.VEHICLE_SEARCH_CLAIM_TTL_MS <= rest.VENDOR_TIMEOUT_MS) {
+    // A claim that lapses while its owner still waits for the vendor lets a second replica
+    // publish the same search's event.
+    throw new ConfigError('VEHICLE_SEARCH_CLAIM_TTL_MS', 'must be greater than VENDOR_TIMEOUT_MS');
+  }
   return Object.freeze({ ...rest, limits: Object.freeze(limits) });
+}
+
+/**
+ * The settings of the audit commands (replay, redrive): only what reading and republishing
+ * need, so an auditor does not have to provide the vendor's URL and key. `overrides` are the
+ * command-line flags; they win over the environment and go through the same checks.
+ */
+const auditEnvSchema = envSchema
+  .pick({
+    KAFKA_BROKERS: true,
+    KAFKA_CLIENT_ID: true,
+    KAFKA_GROUP_ID: true,
+    TOPIC_PREFIX: true,
+    SCHEMA_REGISTRY_URL: true,
+  })
+  .extend({
+    /** Connection timeout of the audit commands: an unreachable broker fails in seconds. */
+    AUDIT_CONNECT_TIMEOUT_MS: int(1, 3_000),
+  });
+
+export type AuditConfig = Readonly<z.infer<typeof auditEnvSchema>>;
+
+export function loadAuditConfig(
+  overrides: Readonly<Record<string, string | undefined>> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): AuditConfig {
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  const parsed = auditEnvSchema.safeParse({ ...env, ...given });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'invalid');
+  }
+  return Object.freeze(parsed.data);
 }

@@ -1,0 +1,194 @@
+/**
+ * Integration helpers: the real service (startService) against the vendor sandbox and the shared
+ * stack, on a random topic prefix and group so that test files never see each other's messages.
+ */
+import { Partitioners, type Consumer, type IHeaders, type Kafka } from 'kafkajs';
+import { inject } from 'vitest';
+import { pino } from 'pino';
+import { loadConfig, type Config } from '../../src/config.js';
+import { OPERATIONS, topicNames, type TopicNames } from '../../src/contract/operations.js';
+import { startService, type Service } from '../../src/main.js';
+import { createRegistryClient } from '../../src/producers/registry-client.js';
+import { registryCodec, type ValueCodec } from '../../src/producers/value-codec.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { kafkaClient, randomName } from './stack.js';
+
+export const SANDBOX_KEY = 'test-key';
+
+export interface TestService {
+  service: Service;
+  config: Config;
+}
+
+/** Environment of a service under test; `overrides` win. */
+export function serviceEnv(
+  prefix: string,
+  sandbox: Sandbox,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    KAFKA_BROKERS: inject('kafkaBrokers'),
+    SCHEMA_REGISTRY_URL: inject('schemaRegistryUrl'),
+    REDIS_URL: inject('redisUrl'),
+    VENDOR_BASE_URL: sandbox.url,
+    VENDOR_API_KEY: SANDBOX_KEY,
+    TOPIC_PREFIX: prefix,
+    KAFKA_GROUP_ID: `${prefix}.service`,
+    KAFKA_CLIENT_ID: `${prefix}.service`,
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: '0',
+    TOPIC_PARTITIONS: '3',
+    COMMIT_INTERVAL_MS: '50',
+    VENDOR_RATE_PER_SECOND: '1000',
+    VENDOR_MAX_CONCURRENT: '50',
+    LOG_LEVEL: 'silent',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    ...overrides,
+  };
+}
+
+export async function startTestService(
+  prefix: string,
+  sandbox: Sandbox,
+  overrides: Record<string, string> = {},
+): Promise<TestService> {
+  const config = loadConfig(serviceEnv(prefix, sandbox, overrides));
+  const service = await startService(config, pino({ level: config.LOG_LEVEL }));
+  return { service, config };
+}
+
+export function testPrefix(name: string): string {
+  return randomName(`t.${name}`).replace(/-/g, '_');
+}
+
+export interface RequestMessage {
+  key: string | null;
+  value: object | Buffer;
+  headers?: IHeaders;
+}
+
+export async function publish(kafka: Kafka, topic: string, messages: RequestMessage[]): Promise<void> {
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  try {
+    for (let i = 0; i < messages.length; i += 500) {
+      await producer.send({
+        topic,
+        messages: messages.slice(i, i + 500).map((m) => ({
+          key: m.key,
+          value: Buffer.isBuffer(m.value) ? m.value : JSON.stringify(m.value),
+          ...(m.headers ? { headers: m.headers } : {}),
+        })),
+      });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+export interface Received {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  headers: Record<string, string>;
+  framed: boolean;
+  value: Record<string, unknown>;
+}
+
+/**
+ * Reads every output topic of a prefix from the beginning as a read_committed consumer, the way
+ * the contract's guarantees are stated, decoding framed values through the registry.
+ */
+export class OutcomeCollector {
+  readonly received: Received[] = [];
+  private readonly consumer: Consumer;
+  private readonly codec: ValueCodec;
+  readonly topics: TopicNames;
+
+  constructor(
+    kafka: Kafka,
+    private readonly prefix: string,
+  ) {
+    this.topics = topicNames(prefix);
+    this.consumer = kafka.consumer({
+      groupId: `${prefix}.collector`,
+      readUncommitted: false,
+      maxWaitTimeInMs: 100,
+    });
+    this.codec = registryCodec(createRegistryClient(inject('schemaRegistryUrl')), new Map());
+  }
+
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({
+      topics: [
+        ...OPERATIONS.map((op) => this.topics.result(op)),
+        this.topics.errors,
+        this.topics.vehicleSearchEvents,
+      ],
+      fromBeginning: true,
+    });
+    await this.consumer.run({
+      eachMessage: async ({ topic, partition, message }) => {
+        const value = message.value ?? Buffer.alloc(0);
+        const headers: Record<string, string> = {};
+        for (const [name, header] of Object.entries(message.headers ?? {})) {
+          if (header !== undefined) headers[name] = header.toString();
+        }
+        this.received.push({
+          topic,
+          partition,
+          offset: message.offset,
+          key: message.key ? message.key.toString() : null,
+          headers,
+          framed: value[0] === 0,
+          value: (await this.codec.decode(value)) as Record<string, unknown>,
+        });
+      },
+    });
+  }
+
+  results(): Received[] {
+    return this.received.filter((r) =>
+      r.topic.startsWith(`${this.topics.errors.slice(0, -'errors'.length)}results.`),
+    );
+  }
+
+  errors(): Received[] {
+    return this.received.filter((r) => r.topic === this.topics.errors);
+  }
+
+  events(): Received[] {
+    return this.received.filter((r) => r.topic === this.topics.vehicleSearchEvents);
+  }
+
+  /** Outcomes (results and dead letters) per requestId. */
+  outcomesByRequest(): Map<string, Received[]> {
+    const byRequest = new Map<string, Received[]>();
+    for (const r of [...this.results(), ...this.errors()]) {
+      const id = String(r.value.requestId);
+      byRequest.set(id, [...(byRequest.get(id) ?? []), r]);
+    }
+    return byRequest;
+  }
+
+  async waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (Date.now() > deadline)
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what}; received ${this.received.length}`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+  }
+}
+
+export function testKafka(): Kafka {
+  return kafkaClient(inject('kafkaBrokers'));
+}
