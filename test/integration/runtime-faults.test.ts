@@ -1,0 +1,134 @@
+/**
+ * Vendor failures on the real stack: retries then dead letter, and an outage that opens the
+ * circuit breaker, pauses the operation instead of draining it into the errors topic, and
+ * closes again by itself.
+ */
+import type { Kafka } from 'kafkajs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { topicNames } from '../../src/contract/operations.js';
+import { createSandbox, cpfFor, type Sandbox } from '../../src/sandbox/index.js';
+import {
+  OutcomeCollector,
+  SANDBOX_KEY,
+  publish,
+  startTestService,
+  testKafka,
+  testPrefix,
+  type TestService,
+} from '../helpers/service.js';
+
+let kafka: Kafka;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(() => {
+  kafka = testKafka();
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(
+  name: string,
+  env: Record<string, string>,
+): Promise<{ sandbox: Sandbox; collector: OutcomeCollector; running: TestService; prefix: string }> {
+  const prefix = testPrefix(name);
+  const sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
+  cleanups.push(() => sandbox.close());
+  const running = await startTestService(prefix, sandbox, env);
+  cleanups.push(() => running.service.stop());
+  const collector = new OutcomeCollector(kafka, prefix);
+  await collector.start();
+  cleanups.push(() => collector.stop());
+  return { sandbox, collector, running, prefix };
+}
+
+const requests = (tag: string, count: number, offset: number) =>
+  Array.from({ length: count }, (_, i) => {
+    const taxId = cpfFor('happy', offset + i);
+    return { key: taxId, value: { requestId: `${tag}-${i}`, params: { taxId } } };
+  });
+
+describe('runtime under vendor failures', () => {
+  it('retries retryable failures with backoff, then dead-letters them with the attempts', async () => {
+    const { sandbox, collector, prefix } = await setup('retry', {
+      RETRY_MAX_ATTEMPTS: '3',
+      RETRY_BASE_MS: '20',
+      BREAKER_FAILURE_THRESHOLD: '1000',
+    });
+    sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 503 });
+    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), requests('retry', 3, 400));
+    await collector.waitFor(() => collector.errors().length === 3, 30_000, 'three dead letters');
+    for (const error of collector.errors()) {
+      expect(error.value).toMatchObject({
+        attempts: 3,
+        error: { kind: 'upstream_unavailable', retryable: true, httpStatus: 503 },
+      });
+      expect((error.value.request as { requestId: string }).requestId).toMatch(/^retry-/);
+    }
+    expect(sandbox.counters().faults).toBe(9);
+    expect(collector.results()).toEqual([]);
+  });
+
+  it('dead-letters a vendor rejection at once, without retrying it', async () => {
+    const { sandbox, collector, prefix } = await setup('reject', {
+      RETRY_MAX_ATTEMPTS: '5',
+      VENDOR_API_KEY: 'revoked-key',
+    });
+    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), requests('reject', 2, 420));
+    await collector.waitFor(() => collector.errors().length === 2, 30_000, 'two dead letters');
+    for (const error of collector.errors()) {
+      expect(error.value).toMatchObject({
+        attempts: 1,
+        error: { kind: 'unauthorized', retryable: false, httpStatus: 401 },
+      });
+      expect(JSON.stringify(error.value)).not.toContain('revoked-key');
+    }
+    expect(sandbox.counters().unauthorized).toBe(2);
+  });
+
+  it('refuses a selfie that is not a JPEG before paying for a call', async () => {
+    const { sandbox, collector, prefix } = await setup('selfie', {});
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(64, 1)]).toString(
+      'base64',
+    );
+    const cpf = cpfFor('face-match', 490);
+    await publish(kafka, topicNames(prefix).request('face-document-lookup'), [
+      { key: cpf, value: { requestId: 'selfie-png', params: { cpf, selfie: { base64: png } } } },
+    ]);
+    await collector.waitFor(() => collector.errors().length === 1, 30_000, 'the dead letter');
+    expect(collector.errors()[0]?.value).toMatchObject({ attempts: 0, error: { kind: 'invalid_request' } });
+    expect(sandbox.counters().total).toBe(0);
+  });
+
+  it('pauses an operation during an outage instead of draining it, and resumes by itself', async () => {
+    const { sandbox, collector, prefix } = await setup('breaker', {
+      RETRY_MAX_ATTEMPTS: '6',
+      RETRY_BASE_MS: '20',
+      RETRY_MAX_DELAY_MS: '50',
+      BREAKER_FAILURE_THRESHOLD: '3',
+      BREAKER_COOLDOWN_MS: '400',
+      VENDOR_MAX_CONCURRENT: '4',
+    });
+    const topic = topicNames(prefix).request('lawsuits-summary');
+    sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 500 });
+    await publish(kafka, topic, requests('outage', 20, 440));
+    await collector.waitFor(() => sandbox.counters().faults >= 3, 20_000, 'the outage to be seen');
+    // While open, only one probe per cool-down reaches the vendor; more requests do not add calls.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const duringOutage = sandbox.counters().faults;
+    await publish(kafka, topic, requests('outage-more', 20, 460));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const afterMore = sandbox.counters().faults;
+    expect(afterMore - duringOutage).toBeLessThanOrEqual(4);
+    expect(collector.errors()).toEqual([]);
+    sandbox.setKnobs({ errorRate: 0 });
+    await collector.waitFor(
+      () => collector.results().length === 40,
+      30_000,
+      'all 40 results after the outage',
+    );
+    expect(collector.errors()).toEqual([]);
+    expect(sandbox.counters().faults).toBeLessThan(40);
+  });
+});
