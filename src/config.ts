@@ -45,6 +45,8 @@ const envSchema = z.object({
     .pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'each broker must be host:port')).min(1)),
   KAFKA_CLIENT_ID: z.string().min(1).default('verification-gateway'),
   KAFKA_GROUP_ID: z.string().min(1).default('verification-gateway'),
+  /** How long the group waits for a silent member before moving its partitions. */
+  KAFKA_SESSION_TIMEOUT_MS: int(6_000, 30_000),
   TOPIC_PREFIX: z
     .string()
     .regex(/^[a-zA-Z0-9._-]+$/, 'may hold letters, digits, dot, underscore and hyphen only')

@@ -124,6 +124,7 @@ export async function startService(
         partitionWindow: config.PARTITION_WINDOW,
         commitIntervalMs: config.COMMIT_INTERVAL_MS,
         shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+        sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
       },
       process: {
         decodeValue: (value) => codec.decode(value),

@@ -27,6 +27,7 @@ export interface RuntimeSettings {
   partitionWindow: number;
   commitIntervalMs: number;
   shutdownTimeoutMs: number;
+  sessionTimeoutMs: number;
 }
 
 export interface RuntimeMetrics {
@@ -65,8 +66,8 @@ export class Runtime {
       groupId: deps.settings.groupId,
       readUncommitted: false,
       maxWaitTimeInMs: 250,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      sessionTimeout: deps.settings.sessionTimeoutMs,
+      heartbeatInterval: Math.min(3_000, Math.floor(deps.settings.sessionTimeoutMs / 3)),
     });
     this.scheduler = new KeyScheduler(deps.settings.maxInFlight, (error) => {
       this.fail(error);

@@ -1,0 +1,148 @@
+/**
+ * The contract's central guarantee on the real stack: every request yields exactly one outcome
+ * for a read_committed reader across a crash (SIGKILL of a real service process mid-stream) and
+ * across rebalances (a second instance joining), and the replicas share one vendor quota.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { Kafka } from 'kafkajs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { topicNames } from '../../src/contract/operations.js';
+import { createSandbox, cpfFor, type Sandbox } from '../../src/sandbox/index.js';
+import {
+  OutcomeCollector,
+  SANDBOX_KEY,
+  publish,
+  serviceEnv,
+  startTestService,
+  testKafka,
+  testPrefix,
+} from '../helpers/service.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+let kafka: Kafka;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(() => {
+  kafka = testKafka();
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A real service process (`cli.ts run`); resolves once it logged that it started. */
+function spawnService(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli.ts', 'run'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"msg":"service started"')) resolve(child);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => {
+      reject(new Error(`service exited with ${code}: ${output.slice(-2000)}`));
+    });
+  });
+}
+
+const requests = (tag: string, count: number, offset: number) =>
+  Array.from({ length: count }, (_, i) => {
+    const taxId = cpfFor('happy', offset + i);
+    return { key: taxId, value: { requestId: `${tag}-${i}`, params: { taxId } } };
+  });
+
+function expectExactlyOneOutcomeEach(collector: OutcomeCollector, tag: string, count: number): void {
+  const byRequest = collector.outcomesByRequest();
+  const mine = [...byRequest.entries()].filter(([id]) => id.startsWith(`${tag}-`));
+  expect(mine).toHaveLength(count);
+  const duplicated = mine
+    .filter(([, outcomes]) => outcomes.length !== 1)
+    .map(([id, outcomes]) => `${id}×${outcomes.length}`);
+  expect(duplicated).toEqual([]);
+}
+
+describe('exactly one outcome per request', () => {
+  it('survives a SIGKILL mid-stream and a restart', async () => {
+    const prefix = testPrefix('crash');
+    const sandbox: Sandbox = await createSandbox({
+      apiKey: SANDBOX_KEY,
+      knobs: { latencyMeanMs: 30, latencyJitterMs: 20 },
+    });
+    cleanups.push(() => sandbox.close());
+    const env = serviceEnv(prefix, sandbox, {
+      VENDOR_MAX_CONCURRENT: '10',
+      COMMIT_INTERVAL_MS: '100',
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+    });
+    const first = await spawnService(env);
+    // After the service: it creates the topics.
+    const collector = new OutcomeCollector(kafka, prefix);
+    await collector.start();
+    cleanups.push(() => collector.stop());
+    const total = 300;
+    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), requests('crash', total, 1000));
+    await collector.waitFor(() => collector.results().length >= 60, 60_000, 'the first results');
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const seenAtKill = collector.results().length;
+    expect(seenAtKill).toBeLessThan(total);
+    await spawnService(env);
+    await collector.waitFor(
+      () => collector.outcomesByRequest().size >= total,
+      120_000,
+      'every outcome after the restart',
+    );
+    // Late duplicates would arrive after the last new outcome: give them time to show.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expectExactlyOneOutcomeEach(collector, 'crash', total);
+    // Paid twice only if the process died between the vendor's answer and remembering it.
+    const billedTwice = Object.values(sandbox.counters().byFingerprint).filter((n) => n > 1).length;
+    expect(billedTwice).toBeLessThanOrEqual(10);
+    console.log(`crash test: ${seenAtKill} results before SIGKILL, ${billedTwice} requests billed twice`);
+  });
+
+  it('two instances share one quota and one outcome per request across their rebalance', async () => {
+    const prefix = testPrefix('quota');
+    const sandbox = await createSandbox({
+      apiKey: SANDBOX_KEY,
+      knobs: { latencyMeanMs: 20, latencyJitterMs: 10 },
+    });
+    cleanups.push(() => sandbox.close());
+    const env = {
+      VENDOR_LIMITS: JSON.stringify({ 'lawsuits-summary': { ratePerSecond: 25, maxConcurrent: 10 } }),
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+    };
+    const a = await startTestService(prefix, sandbox, env);
+    cleanups.push(() => a.service.stop());
+    const collector = new OutcomeCollector(kafka, prefix);
+    await collector.start();
+    cleanups.push(() => collector.stop());
+    const total = 150;
+    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), requests('quota', total, 2000));
+    await collector.waitFor(() => collector.results().length >= 10, 30_000, 'the first results');
+    const b = await startTestService(prefix, sandbox, env);
+    cleanups.push(() => b.service.stop());
+    const started = Date.now();
+    await collector.waitFor(() => collector.outcomesByRequest().size >= total, 60_000, 'every outcome');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expectExactlyOneOutcomeEach(collector, 'quota', total);
+    const counters = sandbox.counters();
+    expect(counters.maxInOneSecond).toBeLessThanOrEqual(25);
+    expect(counters.byOperation['lawsuits-summary']).toBeGreaterThanOrEqual(total);
+    console.log(
+      `quota test: most calls in one second ${counters.maxInOneSecond} (limit 25); ${Date.now() - started} ms after the second instance joined`,
+    );
+  });
+});
