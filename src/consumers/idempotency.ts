@@ -1,4 +1,4 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { Operation } from '../contract/operations.js';
 import type { HandlerOutcome } from '../handlers/types.js';
@@ -23,13 +23,29 @@ export function redisIdempotencyStore(
   return {
     async get(operation, requestId) {
       const stored = await redis.getBuffer(keyOf(operation, requestId));
-      return stored ? (JSON.parse(gunzipSync(stored).toString('utf8')) as HandlerOutcome) : undefined;
+      return stored ? (JSON.parse(decode(stored)) as HandlerOutcome) : undefined;
     },
     async put(operation, requestId, outcome) {
-      // Compressed: face-lookup outcomes carry document images.
-      await redis.set(keyOf(operation, requestId), gzipSync(JSON.stringify(outcome)), 'EX', windowSeconds);
+      await redis.set(keyOf(operation, requestId), encode(JSON.stringify(outcome)), 'EX', windowSeconds);
     },
   };
+}
+
+/**
+ * Large outcomes (face lookups carry document images) are gzipped at the fastest level; small
+ * ones are stored as they are, since compressing them costs more CPU than it saves in Redis.
+ * A gzip stream starts with 0x1f 0x8b, which JSON text never does.
+ */
+const COMPRESS_FROM_BYTES = 16 * 1024;
+
+function encode(json: string): Buffer | string {
+  return json.length < COMPRESS_FROM_BYTES ? json : gzipSync(json, { level: constants.Z_BEST_SPEED });
+}
+
+function decode(stored: Buffer): string {
+  return stored[0] === 0x1f && stored[1] === 0x8b
+    ? gunzipSync(stored).toString('utf8')
+    : stored.toString('utf8');
 }
 
 /** One instance only: entries expire after the window; the oldest go first beyond `maxEntries`. */

@@ -15,6 +15,7 @@ import type { OperationLimiter, OperationLimitSettings } from './types.js';
 const RECHECK_BACKOFF_AFTER_MS = 50;
 /** A call that woke later than its tolerance takes a new slot this many times, then starts anyway. */
 const MAX_LATE_RETRIES = 3;
+const LATE_WARNING_INTERVAL_MS = 10_000;
 
 export interface OperationLimiterDeps {
   operation: Operation;
@@ -105,8 +106,17 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
       lateRetries.count += 1;
       return false;
     }
-    logger.warn({ lateMs }, 'call starts late; event loop lagging');
+    warnLate(lateMs);
     return true;
+  }
+
+  /** At most one warning per interval, with how many late starts it stands for. */
+  let lateSince = { at: 0, count: 0 };
+  function warnLate(lateMs: number): void {
+    lateSince.count += 1;
+    if (now() - lateSince.at < LATE_WARNING_INTERVAL_MS) return;
+    logger.warn({ lateMs, lateStarts: lateSince.count }, 'calls start late; event loop lagging');
+    lateSince = { at: now(), count: 0 };
   }
 
   /** Waits until the quota lets one call start; returns the slot taken. */
@@ -114,8 +124,10 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
     const lateRetries = { count: 0 };
     for (;;) {
       if (backoffUntil > now()) await sleeper.until(backoffUntil, signal);
-      const asked = now();
       const admission = await quota(() => store.reserve());
+      // Lateness counts from the answer: the round trip to Redis is not the event loop lagging,
+      // and counting it made every call under load give its slot back and ask again.
+      const answered = now();
       if (admission.kind === 'backoff') {
         backoffUntil = Math.max(backoffUntil, now() + admission.waitMs);
         continue;
@@ -126,9 +138,8 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
         continue;
       }
       try {
-        await sleeper.until(now() + admission.waitMs, signal);
-        // The slot was due at the latest at asked + waitMs (Redis answered after `asked`).
-        if (!(await canStart(admission.waitMs, asked + admission.waitMs, lateRetries))) {
+        await sleeper.until(answered + admission.waitMs, signal);
+        if (!(await canStart(admission.waitMs, answered + admission.waitMs, lateRetries))) {
           await giveBack(admission.token);
           continue;
         }
