@@ -66,7 +66,9 @@ export async function startService(
     }
     const codec = await createCodec(config, logger);
     const redis =
-      config.REDIS_URL === undefined ? undefined : new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
+      config.REDIS_URL === undefined
+        ? undefined
+        : new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
     if (redis) closers.push(() => redis.quit());
     const vendor = createVendorClient({
       baseUrl: config.VENDOR_BASE_URL,
