@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
+import { registerAuditCommands } from './audit/commands.js';
 import { loadConfig } from './config.js';
 import { topicNames } from './contract/operations.js';
 import { runDemo } from './demo/demo.js';
@@ -18,6 +19,7 @@ import { runSandboxFromEnv } from './sandbox/main.js';
 const program = new Command('verification-gateway').description(
   'Kafka-driven gateway to the identity and registry vendor API',
 );
+registerAuditCommands(program);
 
 program
   .command('run')

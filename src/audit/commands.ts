@@ -1,0 +1,227 @@
+import type { Writable } from 'node:stream';
+import type { Command } from 'commander';
+import { loadAuditConfig, type AuditConfig } from '../config.js';
+import { ConfigError } from '../errors.js';
+import { createLogger } from '../observability/logger.js';
+import { routeProcessWarnings } from '../observability/node-warnings.js';
+import { openClients, type AuditClients } from './clients.js';
+import { AuditError, badArguments } from './errors.js';
+import {
+  collect,
+  parseFilter,
+  parseKinds,
+  parseWindow,
+  type FilterFlags,
+  type WindowFlags,
+} from './flags.js';
+import { fileSink, streamSink, type LineSink } from './jsonl.js';
+import { progressFor, type ProgressStream } from './progress.js';
+import { runReplay } from './replay.js';
+import { runRedrive } from './run-redrive.js';
+import type { AuditContext } from './scan.js';
+import { TRAIL_KINDS } from './trail.js';
+
+/**
+ * The `replay` and `redrive` commands: flags → library calls (replay.ts, run-redrive.ts).
+ * Output goes to stdout or --out, diagnostics and the summary to stderr; a failure is one line
+ * on stderr and a non-zero exit code (errors.ts).
+ */
+export interface AuditIo {
+  stdout: Writable;
+  stderr: ProgressStream;
+  /** The environment to read settings from; config.ts reads process.env when absent. */
+  env?: NodeJS.ProcessEnv;
+  setExitCode(code: number): void;
+  /** Calls `handler` on Ctrl-C; returns a function that stops listening. */
+  onInterrupt(handler: () => void): () => void;
+  /** Test hooks, passed on to the reader. */
+  keepGroup?: boolean;
+}
+
+interface ConnectionFlags {
+  prefix?: string;
+  brokers?: string;
+  registry?: string;
+  progress?: boolean;
+  out?: string;
+}
+
+type ReplayFlags = ConnectionFlags &
+  WindowFlags &
+  FilterFlags & { topic?: string[]; kind?: string[]; toTopic?: string };
+type RedriveFlags = ConnectionFlags & WindowFlags & FilterFlags & { dryRun?: boolean };
+
+export function registerAuditCommands(program: Command, testIo?: AuditIo): void {
+  // Built when a command runs, not when it is registered: `run` routes warnings its own way.
+  const ioNow = (): AuditIo => testIo ?? processIo();
+  withCommonOptions(
+    program
+      .command('replay')
+      .description('read topics over a time window or offset range; write JSON Lines or republish')
+      .option('--topic <names>', 'topics by full name (repeatable, comma-separated)', collect)
+      .option('--kind <kinds>', 'requests, results, errors, events: topics of the prefix', collect)
+      .option('--status <values>', 'keep results / events with this status', collect)
+      .option('--to-topic <topic>', 'republish the messages to this topic instead of printing them'),
+  ).action((flags: ReplayFlags) => {
+    const io = ioNow();
+    return run(io, 'replay', flags, () => planReplay(flags, io));
+  });
+  withCommonOptions(
+    program
+      .command('redrive')
+      .description(
+        'republish the requests of chosen dead letters to their request topics (same key and requestId)',
+      )
+      .option('--dry-run', 'list what would be redriven; publish nothing'),
+    'dead letters',
+  ).action((flags: RedriveFlags) => {
+    const io = ioNow();
+    return run(io, 'redrive', flags, () => planRedrive(flags, io));
+  });
+}
+
+function withCommonOptions(command: Command, what = 'messages'): Command {
+  const operation =
+    what === 'messages'
+      ? 'request/result topics of these operations; keeps their messages'
+      : 'keep dead letters of these operations';
+  const requestId =
+    what === 'messages'
+      ? 'keep messages of these requestIds (with no --topic/--kind: the trail of the request)'
+      : 'keep dead letters of these requestIds';
+  return command
+    .option('--operation <ops>', operation, collect)
+    .option('--request-id <ids>', requestId, collect)
+    .option('--error-kind <kinds>', 'keep dead letters of these error kinds', collect)
+    .option('--key <keys>', `keep ${what} with these keys`, collect)
+    .option('--from <time>', 'window start, ISO 8601 with zone, inclusive')
+    .option('--to <time>', 'window end, ISO 8601 with zone, exclusive (default: the end when started)')
+    .option('--partition <n>', 'offset range: only this partition')
+    .option('--from-offset <n>', 'offset range: first offset, inclusive')
+    .option('--to-offset <n>', 'offset range: end offset, exclusive (default: the end when started)')
+    .option('--out <file>', 'write JSON Lines to this file instead of stdout')
+    .option('--prefix <prefix>', 'topic prefix (default: TOPIC_PREFIX)')
+    .option('--brokers <list>', 'host:port list (default: KAFKA_BROKERS)')
+    .option('--registry <url>', 'schema registry URL (default: SCHEMA_REGISTRY_URL; none: plain JSON)')
+    .option('--progress', 'show the progress bar even when stderr is not a terminal');
+}
+
+/** Flags → a replay, checked before connecting; the returned body runs once connected. */
+function planReplay(flags: ReplayFlags, io: AuditIo): Body {
+  const window = parseWindow(flags);
+  const filter = parseFilter(flags);
+  const kinds = parseKinds(flags.kind);
+  const trail =
+    (flags.topic ?? []).length === 0 && (kinds ?? []).length === 0 && (filter.requestIds ?? []).length > 0;
+  const { toTopic } = flags;
+  if (toTopic !== undefined && flags.out !== undefined) throw badArguments('use either --out or --to-topic');
+  if (!trail && (flags.topic ?? []).length === 0 && (kinds ?? []).length === 0) {
+    throw badArguments(
+      'choose what to read: --topic <name>, --kind <kinds> or --request-id <id> (the trail)',
+    );
+  }
+  const selection = trail
+    ? { kinds: TRAIL_KINDS, operations: filter.operations, lenient: true }
+    : { names: flags.topic, kinds, operations: filter.operations };
+  return async (ctx) => {
+    const sink = toTopic === undefined ? await openSink(flags, io) : undefined;
+    try {
+      const output = sink
+        ? { kind: 'lines' as const, sink }
+        : { kind: 'topic' as const, topic: toTopic ?? '' };
+      const s = await runReplay(ctx, { selection, window, filter, trail, output });
+      const where = toTopic === undefined ? 'written' : `republished to ${toTopic}`;
+      return `${s.written} of ${s.read} messages ${where} (${s.undecodable} undecodable) from ${s.topics.length} topic(s)`;
+    } finally {
+      await sink?.close();
+    }
+  };
+}
+
+function planRedrive(flags: RedriveFlags, io: AuditIo): Body {
+  const window = parseWindow(flags);
+  const filter = parseFilter(flags);
+  const dryRun = flags.dryRun === true;
+  return async (ctx) => {
+    const sink = await openSink(flags, io);
+    try {
+      const s = await runRedrive(ctx, { window, filter, dryRun, sink });
+      const done = dryRun ? `${s.matched - s.skipped} would be redriven` : `${s.redriven} redriven`;
+      return `${done}, ${s.skipped} skipped, of ${s.read} dead letters read`;
+    } finally {
+      await sink.close();
+    }
+  };
+}
+
+function openSink(flags: ConnectionFlags, io: AuditIo): Promise<LineSink> {
+  return flags.out === undefined ? Promise.resolve(streamSink(io.stdout)) : fileSink(flags.out);
+}
+
+type Body = (ctx: AuditContext) => Promise<string>;
+
+async function run(io: AuditIo, name: string, flags: ConnectionFlags, plan: () => Body): Promise<void> {
+  const controller = new AbortController();
+  const stopListening = io.onInterrupt(() => {
+    controller.abort();
+  });
+  let clients: AuditClients | undefined;
+  try {
+    const body = plan(); // bad flags fail before any connection
+    const config = loadConfig(flags, io);
+    clients = await openClients(config);
+    const ctx: AuditContext = {
+      config,
+      clients,
+      progress: progressFor(io.stderr, name, flags.progress === true),
+      warn: (message) => io.stderr.write(`${name}: warning: ${message}\n`),
+      signal: controller.signal,
+      ...(io.keepGroup === undefined ? {} : { keepGroup: io.keepGroup }),
+    };
+    const summary = await body(ctx);
+    io.stderr.write(`${name}: ${controller.signal.aborted ? 'interrupted; ' : ''}${summary}\n`);
+    if (controller.signal.aborted) io.setExitCode(130);
+  } catch (error) {
+    io.stderr.write(`${name}: ${describeError(error)}\n`);
+    io.setExitCode(exitCodeOf(error));
+  } finally {
+    stopListening();
+    await clients?.close().catch(() => undefined);
+  }
+}
+
+function loadConfig(flags: ConnectionFlags, io: AuditIo): AuditConfig {
+  const overrides = {
+    KAFKA_BROKERS: flags.brokers,
+    TOPIC_PREFIX: flags.prefix,
+    SCHEMA_REGISTRY_URL: flags.registry,
+  };
+  return io.env ? loadAuditConfig(overrides, io.env) : loadAuditConfig(overrides);
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof ConfigError) return `configuration error: ${error.message}`;
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0] ?? text;
+}
+
+function exitCodeOf(error: unknown): number {
+  if (error instanceof AuditError) return error.exitCode;
+  return error instanceof ConfigError ? 78 : 1;
+}
+
+function processIo(): AuditIo {
+  // stdout carries the JSON Lines: warnings go to stderr, kafkajs' timer noise nowhere.
+  routeProcessWarnings(createLogger({ level: 'warn', destination: process.stderr }));
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    setExitCode: (code) => {
+      process.exitCode = code;
+    },
+    onInterrupt(handler) {
+      process.once('SIGINT', handler);
+      return () => process.off('SIGINT', handler);
+    },
+  };
+}

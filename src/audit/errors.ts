@@ -1,0 +1,33 @@
+/**
+ * Failures of the audit commands that the user can fix: each ends the command with one line
+ * naming the problem and a distinct exit code (scripts can tell a typo from an outage).
+ */
+export const AUDIT_ERROR_CODES = {
+  /** Flags that contradict each other, a malformed time, a reversed or empty window. */
+  BAD_ARGUMENTS: 2,
+  /** A topic that does not exist (never auto-created by reading). */
+  UNKNOWN_TOPIC: 3,
+  /** The window resolved to no offset at all: nothing was written between its bounds. */
+  EMPTY_WINDOW: 4,
+  /** Kafka or the schema registry did not answer within the connection timeout. */
+  UNREACHABLE: 5,
+} as const;
+export type AuditErrorCode = keyof typeof AUDIT_ERROR_CODES;
+
+export class AuditError extends Error {
+  readonly exitCode: number;
+
+  constructor(
+    readonly code: AuditErrorCode,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AuditError';
+    this.exitCode = AUDIT_ERROR_CODES[code];
+  }
+}
+
+export function badArguments(message: string): AuditError {
+  return new AuditError('BAD_ARGUMENTS', message);
+}

@@ -1,0 +1,73 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import type { DecodedRecord } from './records.js';
+
+/**
+ * The JSON Lines format of `replay`: one message per line, its coordinates first so that a
+ * line can always be traced back to the log (`origin` in the envelopes uses the same three).
+ * A value that could not be decoded is shown as `raw` (base64 of the bytes) with `error`,
+ * and no `value` member.
+ */
+export interface AuditLine {
+  topic: string;
+  partition: number;
+  /** A string, as in the envelopes' `origin.offset`: offsets are 64-bit. */
+  offset: string;
+  /** ISO 8601, UTC, millisecond precision. */
+  timestamp: string;
+  key: string | null;
+  headers: Record<string, string | string[]>;
+  value?: unknown;
+  raw?: string;
+  error?: string;
+}
+
+export function toAuditLine(record: DecodedRecord): AuditLine {
+  const { topic, partition, offset, timestamp, value } = record.source;
+  const line: AuditLine = {
+    topic,
+    partition,
+    offset,
+    timestamp: new Date(timestamp).toISOString(),
+    key: record.key,
+    headers: record.headers,
+  };
+  if (record.error === undefined) line.value = record.value;
+  else {
+    line.raw = value === null ? '' : value.toString('base64');
+    line.error = record.error;
+  }
+  return line;
+}
+
+export function formatLine(line: object): string {
+  return `${JSON.stringify(line)}\n`;
+}
+
+/** Where lines go: stdout or a file. `write` waits when the stream's buffer is full. */
+export interface LineSink {
+  write(line: object): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function streamSink(stream: Writable, options: { end: boolean } = { end: false }): LineSink {
+  return {
+    async write(line) {
+      if (!stream.write(formatLine(line))) await once(stream, 'drain');
+    },
+    async close() {
+      if (!options.end) return;
+      stream.end();
+      if (!stream.writableFinished) await once(stream, 'finish');
+    },
+  };
+}
+
+/** Opens (truncates) `path`; fails at once, naming the file, when it cannot be written. */
+export async function fileSink(path: string): Promise<LineSink> {
+  const stream = createWriteStream(path, { flags: 'w' });
+  // `once` rejects when 'error' comes first (ENOENT, EACCES... with the path in the message).
+  await once(stream, 'open');
+  return streamSink(stream, { end: true });
+}

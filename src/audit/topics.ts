@@ -1,0 +1,78 @@
+import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
+import { AuditError, badArguments } from './errors.js';
+
+/**
+ * Which topics to read: full names, or kinds of the contract's topics under the prefix
+ * (shared/contract.md, "Topics"). An operation narrows the request and result kinds to its
+ * topics; the errors and events topics are shared by all operations.
+ */
+export const TOPIC_KINDS = ['requests', 'results', 'errors', 'events'] as const;
+export type TopicKind = (typeof TOPIC_KINDS)[number];
+
+export interface TopicSelection {
+  names?: readonly string[] | undefined;
+  kinds?: readonly TopicKind[] | undefined;
+  operations?: readonly Operation[] | undefined;
+  /** Take whichever of the kinds' topics exist (the trail of a request looks everywhere). */
+  lenient?: boolean;
+}
+
+/**
+ * The topics to read, each existing. A topic named outright, or by kind and operation, must
+ * exist; a kind without operation takes those of its topics that exist (a deployment may not
+ * have created them all) and fails only when none does. Reading never creates a topic.
+ */
+export function selectTopics(
+  topics: TopicNames,
+  selection: TopicSelection,
+  existing: ReadonlySet<string>,
+): string[] {
+  const names = selection.names ?? [];
+  const kinds = selection.kinds ?? [];
+  if (names.length === 0 && kinds.length === 0) {
+    throw badArguments('choose what to read: --topic <name> or --kind <requests|results|errors|events>');
+  }
+  const chosen = new Set<string>();
+  const requireExisting = (topic: string): void => {
+    if (!existing.has(topic)) throw new AuditError('UNKNOWN_TOPIC', `unknown topic: ${topic}`);
+    chosen.add(topic);
+  };
+  names.forEach(requireExisting);
+  const lenient = selection.lenient === true;
+  for (const kind of kinds) {
+    const candidates = topicsOfKind(topics, kind, selection.operations);
+    if (candidates.explicit && !lenient) candidates.topics.forEach(requireExisting);
+    else {
+      const present = candidates.topics.filter((t) => existing.has(t));
+      if (present.length === 0 && !lenient) {
+        throw new AuditError(
+          'UNKNOWN_TOPIC',
+          `no ${kind} topic exists (looked for ${candidates.topics.join(', ')})`,
+        );
+      }
+      present.forEach((t) => chosen.add(t));
+    }
+  }
+  if (chosen.size === 0) {
+    throw new AuditError('UNKNOWN_TOPIC', `none of the ${kinds.join(', ')} topics exists`);
+  }
+  return [...chosen];
+}
+
+function topicsOfKind(
+  topics: TopicNames,
+  kind: TopicKind,
+  operations: readonly Operation[] | undefined,
+): { topics: string[]; explicit: boolean } {
+  const ops = operations && operations.length > 0 ? operations : undefined;
+  switch (kind) {
+    case 'requests':
+      return { topics: (ops ?? OPERATIONS).map((op) => topics.request(op)), explicit: ops !== undefined };
+    case 'results':
+      return { topics: (ops ?? OPERATIONS).map((op) => topics.result(op)), explicit: ops !== undefined };
+    case 'errors':
+      return { topics: [topics.errors], explicit: true };
+    case 'events':
+      return { topics: [topics.vehicleSearchEvents], explicit: true };
+  }
+}

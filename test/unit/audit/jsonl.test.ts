@@ -1,0 +1,90 @@
+import { PassThrough, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { formatLine, streamSink, toAuditLine } from '../../../src/audit/jsonl.js';
+import { decodeRecord, type RawRecord } from '../../../src/audit/records.js';
+import { plainJsonCodec } from '../../../src/producers/value-codec.js';
+
+const raw = (value: Buffer | null): RawRecord => ({
+  topic: 'p.results.vehicle',
+  partition: 2,
+  offset: '9007199254740993',
+  timestamp: Date.parse('2026-11-21T10:00:00.123Z'),
+  key: Buffer.from('ABC1D23'),
+  value,
+  headers: { ce_subject: Buffer.from('r-1'), multi: [Buffer.from('a'), 'b'] },
+});
+
+describe('JSON Lines of replay', () => {
+  it('a decoded message: coordinates, ISO timestamp, key and headers as strings, value', async () => {
+    const line = toAuditLine(await decodeRecord(plainJsonCodec(), raw(Buffer.from('{"requestId":"r-1"}'))));
+    expect(line).toEqual({
+      topic: 'p.results.vehicle',
+      partition: 2,
+      offset: '9007199254740993',
+      timestamp: '2026-11-21T10:00:00.123Z',
+      key: 'ABC1D23',
+      headers: { ce_subject: 'r-1', multi: ['a', 'b'] },
+      value: { requestId: 'r-1' },
+    });
+    expect(Object.keys(line)).toEqual([
+      'topic',
+      'partition',
+      'offset',
+      'timestamp',
+      'key',
+      'headers',
+      'value',
+    ]);
+  });
+
+  it('an undecodable value becomes raw base64 with the error, never a crash', async () => {
+    const bytes = Buffer.from('not json {');
+    const line = toAuditLine(await decodeRecord(plainJsonCodec(), raw(bytes)));
+    expect(line.value).toBeUndefined();
+    expect(line.raw).toBe(bytes.toString('base64'));
+    expect(line.error).toMatch(/not valid JSON/);
+    const framed = Buffer.concat([Buffer.from([0, 0, 0, 0, 7]), Buffer.from('{}')]);
+    const framedLine = toAuditLine(await decodeRecord(plainJsonCodec(), raw(framed)));
+    expect(framedLine.error).toMatch(/schema id 7/);
+  });
+
+  it('a tombstone has a null value', async () => {
+    expect(toAuditLine(await decodeRecord(plainJsonCodec(), raw(null))).value).toBeNull();
+  });
+
+  it('one object per line, newlines inside values escaped', () => {
+    const text = formatLine({ a: 'x\ny' });
+    expect(text).toBe('{"a":"x\\ny"}\n');
+    expect(text.split('\n')).toHaveLength(2);
+  });
+
+  it('waits for the stream to drain when its buffer is full', async () => {
+    const chunks: string[] = [];
+    let release: (() => void) | undefined;
+    const slow = new Writable({
+      highWaterMark: 8,
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk.toString());
+        release = callback;
+      },
+    });
+    const sink = streamSink(slow);
+    let written = false;
+    const pending = sink.write({ long: 'more than eight bytes' }).then(() => (written = true));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(written).toBe(false);
+    release?.();
+    await pending;
+    expect(written).toBe(true);
+    expect(chunks).toEqual(['{"long":"more than eight bytes"}\n']);
+  });
+
+  it('ends a stream it owns on close', async () => {
+    const out = new PassThrough();
+    const sink = streamSink(out, { end: true });
+    await sink.write({ n: 1 });
+    out.resume();
+    await sink.close();
+    expect(out.writableFinished).toBe(true);
+  });
+});
