@@ -9,7 +9,7 @@ import {
 } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
 import { AppError, InvalidRequestError, toAppError } from '../errors.js';
-import type { HandlerOutcome, Handlers } from '../handlers/types.js';
+import type { HandlerContext, HandlerOutcome, Handlers, RequestCorrelation } from '../handlers/types.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { decideRetry, type RetrySettings } from './retry-policy.js';
@@ -44,6 +44,8 @@ export interface IncomingRequest {
   operation: Operation;
   origin: Origin;
   value: Buffer | null;
+  /** Key and traceparent of the message, handed to handlers that write later (vehicle-async). */
+  correlation?: RequestCorrelation | undefined;
 }
 
 export type ProcessOutcome =
@@ -71,7 +73,12 @@ export async function processRequest(
   }
   let call: { outcome: HandlerOutcome; attempts: number };
   try {
-    call = await callWithRetries(deps, incoming.operation, envelope.requestId, params, signal, log);
+    const context = {
+      requestId: envelope.requestId,
+      metadata: envelope.metadata,
+      correlation: incoming.correlation,
+    };
+    call = await callWithRetries(deps, incoming.operation, context, params, signal, log);
   } catch (error) {
     if (signal.aborted) return { kind: 'aborted' };
     const failure = error instanceof RetriesExhausted ? error : new RetriesExhausted(toAppError(error), 0);
@@ -155,7 +162,7 @@ class RetriesExhausted extends Error {
 async function callWithRetries(
   deps: ProcessDeps,
   operation: Operation,
-  requestId: string,
+  context: Omit<HandlerContext, 'signal'>,
   params: Record<string, unknown>,
   signal: AbortSignal,
   log: Logger,
@@ -172,7 +179,7 @@ async function callWithRetries(
     const started = Date.now();
     attempts += 1;
     try {
-      const outcome = await limiter.schedule(() => handler(params, { requestId, signal }), { signal });
+      const outcome = await limiter.schedule(() => handler(params, { ...context, signal }), { signal });
       breaker.recordSuccess();
       return { outcome, attempts };
     } catch (thrown) {

@@ -189,12 +189,13 @@ export class Runtime {
       partition: state.partition,
       offset: message.offset,
     });
+    const correlation = { key: message.key, traceparent: readTraceparent(message.headers) };
     const incoming = {
       operation: state.operation,
       origin: { topic: state.topic, partition: state.partition, offset: message.offset },
       value: message.value,
+      correlation,
     };
-    const correlation = { key: message.key, traceparent: readTraceparent(message.headers) };
     for (let failures = 0; ; failures += 1) {
       if (state.isRevoked()) return;
       try {

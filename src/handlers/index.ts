@@ -5,7 +5,7 @@ import type { VehicleSearchWebhook } from '../vendor/operations/vehicle-async.js
 import type { CallOptions, VendorResult } from '../vendor/types.js';
 import { toOutcome } from './outcome.js';
 import type { Handler, Handlers } from './types.js';
-import { vehicleAsyncHandler } from './vehicle-async.js';
+import { vehicleAsyncHandler, type VehicleAsyncDeps } from './vehicle-async.js';
 
 /**
  * One handler per operation: params → vendor call → outcome. Nine of them are the same
@@ -15,7 +15,9 @@ import { vehicleAsyncHandler } from './vehicle-async.js';
 export interface HandlerDeps {
   vendor: VendorClient;
   /** The webhook the vendor calls when an asynchronous vehicle search ends. */
-  vehicleSearchWebhook?: (requestId: string) => VehicleSearchWebhook;
+  vehicleSearchWebhook?: ((requestId: string) => VehicleSearchWebhook) | undefined;
+  /** Records a created search for its completion (src/webhooks/), before its result is committed. */
+  onVehicleSearchCreated?: VehicleAsyncDeps['onSearchCreated'];
 }
 
 type VendorCall<O extends Operation> = (
@@ -28,7 +30,11 @@ function passThrough<O extends Operation>(call: VendorCall<O>): Handler {
   return async (params, { signal }) => toOutcome(await call(params as ParamsInputOf<O>, { signal }));
 }
 
-export function createHandlers({ vendor, vehicleSearchWebhook }: HandlerDeps): Handlers {
+export function createHandlers({
+  vendor,
+  vehicleSearchWebhook,
+  onVehicleSearchCreated,
+}: HandlerDeps): Handlers {
   return {
     'classify-document': passThrough<'classify-document'>((p, o) => vendor.classifyDocument(p, o)),
     'face-document-lookup': passThrough<'face-document-lookup'>((p, o) => vendor.faceDocumentLookup(p, o)),
@@ -36,7 +42,10 @@ export function createHandlers({ vendor, vehicleSearchWebhook }: HandlerDeps): H
     'lawsuits-summary': passThrough<'lawsuits-summary'>((p, o) => vendor.lawsuitsSummary(p, o)),
     'lawsuit-by-number': passThrough<'lawsuit-by-number'>((p, o) => vendor.lawsuitByNumber(p, o)),
     vehicle: passThrough<'vehicle'>((p, o) => vendor.vehicle(p, o)),
-    'vehicle-async': vehicleAsyncHandler(vendor, vehicleSearchWebhook),
+    'vehicle-async': vehicleAsyncHandler(vendor, {
+      webhookFor: vehicleSearchWebhook,
+      onSearchCreated: onVehicleSearchCreated,
+    }),
     'state-registration': passThrough<'state-registration'>((p, o) => vendor.stateRegistration(p, o)),
     'company-partners': passThrough<'company-partners'>((p, o) => vendor.companyPartners(p, o)),
     'esocial-eligibility': passThrough<'esocial-eligibility'>((p, o) => vendor.esocialEligibility(p, o)),

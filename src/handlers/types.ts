@@ -13,9 +13,21 @@ export interface HandlerOutcome {
   searchId?: string;
 }
 
+/**
+ * Opaque to handlers: the request message's key and traceparent, so messages written later on
+ * the request's behalf (vehicle-search events) share its partition and its trace.
+ */
+export interface RequestCorrelation {
+  key: Buffer | null;
+  traceparent?: string | undefined;
+}
+
 export interface HandlerContext {
   requestId: string;
   signal: AbortSignal;
+  /** The request's metadata, echoed on messages written later on its behalf. */
+  metadata?: Readonly<Record<string, string>> | undefined;
+  correlation?: RequestCorrelation | undefined;
 }
 
 /** A handler receives params already checked by the operation's schema (contract/params.ts). */

@@ -46,11 +46,11 @@ function spawnService(env: Record<string, string>): Promise<ChildProcess> {
   });
   return new Promise((resolve, reject) => {
     let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('"msg":"service started"')) resolve(child);
     });
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => {
       reject(new Error(`service exited with ${code}: ${output.slice(-2000)}`));
     });

@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..');
+const NODE = join(ROOT, 'node_modules', '.bin', 'node');
+const TICKS_PER_SECOND = 100;
+
+export interface Started {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/**
+ * Starts a TypeScript entry point as ONE node process (`node --import tsx`, not the tsx CLI,
+ * which forks a second process), so /proc/<pid> measures exactly the work under test.
+ */
+export function startNode(
+  entry: string[],
+  env: Record<string, string>,
+  readyText: string,
+  timeoutMs = 60_000,
+): Promise<Started> {
+  const child = spawn(NODE, ['--disable-warning=TimeoutNegativeWarning', '--import', 'tsx', ...entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const logFile = process.env.BENCH_LOG_DIR
+    ? createWriteStream(
+        join(process.env.BENCH_LOG_DIR, `${entry.join('_').replace(/\W+/g, '_')}-${Date.now()}.log`),
+      )
+    : undefined;
+  const collect = (chunk: Buffer): void => {
+    logFile?.write(chunk);
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`${entry.join(' ')} not ready: ${output}`));
+    }, timeoutMs);
+    const check = (): void => {
+      if (output.includes(readyText)) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output });
+      }
+    };
+    child.stdout.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry.join(' ')} exited with ${code}: ${output}`));
+    });
+  });
+}
+
+export async function stop(started: Started): Promise<void> {
+  const { child } = started;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** User + system CPU seconds the process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** Peak resident set size in MiB (VmHWM). */
+export function peakRssMiB(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}

@@ -1,0 +1,146 @@
+import type { Logger } from 'pino';
+import type { VehicleSearchEvent } from '../contract/envelopes.js';
+import type { VendorResult } from '../vendor/types.js';
+import type { VehicleSearchResponse } from '../vendor/schemas/vehicle.js';
+import { expiresAt, nextPollAt, type PollSchedule } from './backoff.js';
+import type { PendingSearch, PendingStore } from './pending-store.js';
+
+/**
+ * Settles one search: claim it, fetch it from the vendor, and publish its final event once.
+ *
+ * Exactly once per search, across duplicate webhook calls and replicas:
+ *  - the claim (SET NX with a TTL) lets one worker at a time past this point;
+ *  - under the claim the search is read again: one finished meanwhile is gone, so a worker
+ *    that read it before the finish publishes nothing;
+ *  - publish, then finish (forget the search, set the done marker), then release.
+ * A crash after the claim loses nothing: the search stays due, and the claim lapses after its
+ * TTL. The one gap is a crash between the broker's ack and the finish (milliseconds): the
+ * search is then published again, the only duplicate possible, as with any write to two systems.
+ * The vendor's answer is the source of truth; the webhook's payload is never read.
+ */
+export type Via = 'webhook' | 'poll';
+type FinalStatus = 'completed' | 'failed' | 'expired';
+
+export type Settlement =
+  | { kind: 'published'; status: FinalStatus }
+  /** Still pending at the vendor, or the vendor failed: rescheduled, no event. */
+  | { kind: 'pending' | 'vendor-error' }
+  /** Another worker holds the claim. */
+  | { kind: 'busy' }
+  /** Finished or replaced by another worker meanwhile. */
+  | { kind: 'gone' };
+
+export interface CompletionDeps {
+  store: PendingStore;
+  fetchSearch(searchId: string, signal: AbortSignal): Promise<VendorResult<VehicleSearchResponse>>;
+  publish(
+    event: VehicleSearchEvent,
+    correlation: { key: Buffer | null; traceparent?: string },
+  ): Promise<void>;
+  schedule: PollSchedule;
+  claimTtlMs: number;
+  doneTtlMs: number;
+  /** This replica's claim token. */
+  owner: string;
+  now(): number;
+  random?: () => number;
+  logger: Logger;
+}
+
+export async function settleSearch(
+  deps: CompletionDeps,
+  requestId: string,
+  via: Via,
+  signal: AbortSignal,
+): Promise<Settlement> {
+  if (!(await deps.store.claim(requestId, deps.owner, deps.claimTtlMs))) return { kind: 'busy' };
+  try {
+    const search = await deps.store.get(requestId);
+    if (!search) return { kind: 'gone' };
+    if (via === 'webhook') {
+      // Due again when the claim lapses: should this process die now, the poller takes over
+      // at once instead of at the search's (possibly distant) next poll.
+      await deps.store.reschedule(search, deps.now() + deps.claimTtlMs);
+    }
+    return await settleClaimed(deps, search, via, signal);
+  } finally {
+    await deps.store.release(requestId, deps.owner).catch((error: unknown) => {
+      deps.logger.warn({ err: error, requestId }, 'could not release a vehicle search claim; it lapses');
+    });
+  }
+}
+
+async function settleClaimed(
+  deps: CompletionDeps,
+  search: PendingSearch,
+  via: Via,
+  signal: AbortSignal,
+): Promise<Settlement> {
+  const expired = deps.now() >= expiresAt(deps.schedule, search);
+  const fetched = await fetchStatus(deps, search, signal);
+  const status = fetched.status ?? (expired ? 'expired' : undefined);
+  if (status === undefined) {
+    const next = { ...search, polls: search.polls + 1 };
+    await deps.store.reschedule(next, nextPollAt(deps.schedule, next, deps.now(), deps.random));
+    return { kind: fetched.failed ? 'vendor-error' : 'pending' };
+  }
+  const event: VehicleSearchEvent = {
+    requestId: search.requestId,
+    searchId: search.searchId,
+    status,
+    via,
+    ...(fetched.response === undefined ? {} : { response: fetched.response }),
+    at: new Date(deps.now()).toISOString(),
+    ...(search.metadata ? { metadata: search.metadata } : {}),
+  };
+  await deps.publish(event, {
+    key: search.key === null ? null : Buffer.from(search.key, 'base64'),
+    ...(search.traceparent === undefined ? {} : { traceparent: search.traceparent }),
+  });
+  try {
+    await deps.store.finish(search.requestId, search.searchId, deps.doneTtlMs);
+  } catch (error) {
+    deps.logger.error(
+      { err: error, requestId: search.requestId, searchId: search.searchId },
+      'vehicle search event published but not marked done; it may be published again',
+    );
+  }
+  deps.logger.info(
+    { requestId: search.requestId, searchId: search.searchId, status, via },
+    'vehicle search final event published',
+  );
+  return { kind: 'published', status };
+}
+
+interface Fetched {
+  /** Final status the vendor reports; undefined while pending or when the call failed. */
+  status?: 'completed' | 'failed';
+  response?: unknown;
+  failed: boolean;
+}
+
+async function fetchStatus(
+  deps: CompletionDeps,
+  search: PendingSearch,
+  signal: AbortSignal,
+): Promise<Fetched> {
+  try {
+    const result = await deps.fetchSearch(search.searchId, signal);
+    if (result.outcome !== 'ok') return { failed: true };
+    const vendorStatus = result.body.data.status;
+    if (vendorStatus === 'pending') return { response: result.raw, failed: false };
+    // `sucessful` is the vendor's spelling (vendor-api.md, "States and transitions").
+    return {
+      status: vendorStatus === 'sucessful' ? 'completed' : 'failed',
+      response: result.raw,
+      failed: false,
+    };
+  } catch (error) {
+    // Retried at the next poll, without an event (the issue's rule for vendor errors).
+    deps.logger.warn(
+      { err: error, requestId: search.requestId, searchId: search.searchId },
+      'vehicle search fetch failed; retrying at the next poll',
+    );
+    return { failed: true };
+  }
+}

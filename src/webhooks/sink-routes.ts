@@ -1,0 +1,101 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { WEBHOOK_METHODS } from '../vendor/vocabulary.js';
+import type { Settlement } from './completion.js';
+import type { PendingStore } from './pending-store.js';
+import { verifyWebhook } from './signature.js';
+import { WEBHOOK_PATH } from './webhook-target.js';
+
+/**
+ * The webhook sink. Answers:
+ *   401  signature missing or wrong (nothing is looked up);
+ *   404  signed, but no search is recorded for the request and none finished recently: a call
+ *        that raced the recording of its search (a retrying vendor tries again; the poller
+ *        settles it anyway), or one long past;
+ *   200  the final event is published now, or was already (replays, duplicates): no new event;
+ *   202  accepted without an event: still pending at the vendor, the vendor failed, or another
+ *        worker holds the search; the poller finishes it;
+ *   503  the service is stopping.
+ * The payload is not read: the signed headers name the request, and the vendor's GET gives the
+ * result. Any content type is accepted (the vendor's is unspecified); bad JSON is a 400.
+ */
+export interface SinkDeps {
+  secret: string;
+  store: PendingStore;
+  settle(requestId: string, signal: AbortSignal): Promise<Settlement>;
+  /** False once the tracker stops. */
+  accepting(): boolean;
+  /** Bound on the work of one call, below the server's request timeout. */
+  handlingTimeoutMs: number;
+  logger: Logger;
+}
+
+const BODY_LIMIT_BYTES = 16 * 1024;
+/** Waits for a search another worker holds (usually a poll finishing its GET). */
+const BUSY_RETRIES = 5;
+const BUSY_WAIT_MS = 150;
+
+export function registerSinkRoutes(app: FastifyInstance, deps: SinkDeps): void {
+  void app.register((scope, _options, done) => {
+    // Only this scope: the payload is ignored, whatever its type, so no 415 for a vendor's choice.
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_r, body, next) => {
+      next(null, body);
+    });
+    scope.route({
+      method: [...WEBHOOK_METHODS],
+      url: WEBHOOK_PATH,
+      bodyLimit: BODY_LIMIT_BYTES,
+      handler: (request, reply) => handleCall(deps, request, reply),
+    });
+    done();
+  });
+}
+
+async function handleCall(
+  deps: SinkDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const verified = verifyWebhook(deps.secret, request.headers);
+  if (!verified.ok) {
+    deps.logger.warn({ reason: verified.reason }, 'vehicle search webhook rejected');
+    return reply.code(401).send({ status: 'unauthorized' });
+  }
+  if (!deps.accepting()) return reply.code(503).send({ status: 'stopping' });
+  const answer = await answerFor(deps, verified.requestId);
+  return reply.code(answer.code).send({ status: answer.status });
+}
+
+async function answerFor(deps: SinkDeps, requestId: string): Promise<{ code: number; status: string }> {
+  try {
+    const settled = await settleWaiting(deps, requestId);
+    deps.logger.info({ requestId, outcome: settled.kind }, 'vehicle search webhook received');
+    switch (settled.kind) {
+      case 'published':
+        return { code: 200, status: settled.status };
+      case 'gone':
+        return (await deps.store.doneSearch(requestId)) === undefined
+          ? { code: 404, status: 'unknown' }
+          : { code: 200, status: 'done' };
+      case 'pending':
+      case 'vendor-error':
+      case 'busy':
+        return { code: 202, status: 'pending' };
+    }
+  } catch (error) {
+    // Store or broker down: the search stays recorded and due, so the poller finishes it.
+    deps.logger.error({ err: error, requestId }, 'vehicle search webhook failed');
+    return { code: 503, status: 'unavailable' };
+  }
+}
+
+async function settleWaiting(deps: SinkDeps, requestId: string): Promise<Settlement> {
+  const signal = AbortSignal.timeout(deps.handlingTimeoutMs);
+  let settled = await deps.settle(requestId, signal);
+  for (let attempt = 0; settled.kind === 'busy' && attempt < BUSY_RETRIES && !signal.aborted; attempt++) {
+    await sleep(BUSY_WAIT_MS);
+    settled = await deps.settle(requestId, signal);
+  }
+  return settled;
+}

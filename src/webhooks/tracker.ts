@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { CreatedSearch } from '../handlers/vehicle-async.js';
+import type { VendorClient } from '../vendor/client.js';
+import type { VehicleSearchWebhook } from '../vendor/operations/vehicle-async.js';
+import { nextPollAt, type PollSchedule } from './backoff.js';
+import { settleSearch, type CompletionDeps } from './completion.js';
+import type { EventPublisher } from './event-publisher.js';
+import type { PendingSearch, PendingStore } from './pending-store.js';
+import { createPoller } from './poller.js';
+import { registerSinkRoutes, type SinkDeps } from './sink-routes.js';
+import { resolvePublicUrl, webhookTarget, type WebhookMethod } from './webhook-target.js';
+
+/**
+ * The completion of vehicle-async searches: records each created search, gives the handler
+ * the webhook to create it with, settles it on the webhook call or by polling, and publishes
+ * its final event (completed, failed or expired) once.
+ */
+export interface TrackerSettings {
+  /** WEBHOOK_PUBLIC_URL; absent: searches are created without webhook and only polled. */
+  publicUrl?: string | undefined;
+  secret?: string | undefined;
+  method: WebhookMethod;
+  pollBaseMs: number;
+  pollMaxMs: number;
+  expiryMs: number;
+  claimTtlMs: number;
+  /** How long a finished search is remembered, to answer late webhook calls with 200. */
+  doneTtlMs: number;
+}
+
+export interface ScheduleLimiter {
+  schedule<T>(fn: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
+}
+
+export interface TrackerDeps {
+  vendor: Pick<VendorClient, 'getVehicleSearch'>;
+  store: PendingStore;
+  publisher: EventPublisher;
+  /** The vehicle-async limiter: polls count against the vendor's rate like any call. */
+  limiter?: ScheduleLimiter | undefined;
+  settings: TrackerSettings;
+  logger: Logger;
+  now?: () => number;
+}
+
+export interface VehicleSearchTracker {
+  /** Defined when WEBHOOK_PUBLIC_URL is set; usable once start() resolved. */
+  readonly webhookFor: ((requestId: string) => VehicleSearchWebhook) | undefined;
+  onSearchCreated(search: CreatedSearch, signal: AbortSignal): Promise<void>;
+  /** Before the server listens; with WEBHOOK_PUBLIC_URL port 0 the bound port is read from it. */
+  registerRoutes(app: FastifyInstance): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Below the HTTP server's 10 s request timeout (observability/http-server.ts). */
+const WEBHOOK_HANDLING_MS = 8_000;
+const RECORD_ATTEMPTS = 4;
+/** Searches taken per scan, and settled at once (each one vendor GET). */
+const POLLER_BATCH = { batchSize: 32, concurrency: 4 };
+
+export function createVehicleSearchTracker(deps: TrackerDeps): VehicleSearchTracker {
+  const { settings, store, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const schedule: PollSchedule = {
+    baseMs: settings.pollBaseMs,
+    maxMs: settings.pollMaxMs,
+    expiryMs: settings.expiryMs,
+  };
+  const completion = completionDeps(deps, schedule, now);
+  const poller = createPoller({
+    store,
+    settle: (requestId, signal) => settleSearch(completion, requestId, 'poll', signal),
+    // A scan a second at most: the expiry is kept to about a second.
+    intervalMs: Math.min(1_000, settings.pollBaseMs),
+    ...POLLER_BATCH,
+    leaseMs: settings.claimTtlMs,
+    now,
+    logger,
+  });
+  const webhook =
+    settings.publicUrl !== undefined && settings.secret !== undefined
+      ? { publicUrl: settings.publicUrl, secret: settings.secret }
+      : undefined;
+  const state: { app?: FastifyInstance; target?: (requestId: string) => VehicleSearchWebhook } = {};
+  let accepting = false;
+
+  return {
+    webhookFor: webhook && ((requestId) => (state.target ?? notStarted)(requestId)),
+    onSearchCreated: (search, signal) => recordSearch(deps, schedule, toPending(search, now()), signal),
+    registerRoutes(app) {
+      if (!webhook) return;
+      state.app = app;
+      const settle: SinkDeps['settle'] = (requestId, signal) =>
+        settleSearch(completion, requestId, 'webhook', signal);
+      const sink = { secret: webhook.secret, store, settle, handlingTimeoutMs: WEBHOOK_HANDLING_MS, logger };
+      registerSinkRoutes(app, { ...sink, accepting: () => accepting });
+    },
+    async start() {
+      if (webhook) {
+        const publicUrl = resolvePublicUrl(webhook.publicUrl, boundPort(state.app));
+        state.target = webhookTarget({
+          ...webhook,
+          publicUrl,
+          method: settings.method,
+          now: () => new Date(now()),
+        });
+      }
+      await deps.publisher.connect();
+      accepting = true;
+      poller.start();
+      logger.info(
+        { webhooks: webhook !== undefined, pollMs: settings.pollBaseMs },
+        'vehicle search tracker started',
+      );
+    },
+    async stop() {
+      accepting = false;
+      await poller.stop();
+      await deps.publisher.disconnect();
+      await store.close();
+    },
+  };
+}
+
+function notStarted(): never {
+  throw new Error('vehicle search tracker not started: call start() once the HTTP server listens');
+}
+
+function completionDeps(deps: TrackerDeps, schedule: PollSchedule, now: () => number): CompletionDeps {
+  const { limiter, vendor, settings } = deps;
+  // Polls count against the operation's rate and spend cap like any vendor call. The wait for
+  // the limiter and the call together get half the claim's lifetime: a claim that lapsed while
+  // its owner still waited would let a second replica settle the same search.
+  const budgetMs = Math.floor(settings.claimTtlMs / 2);
+  const fetchSearch: CompletionDeps['fetchSearch'] = (searchId, signal) => {
+    const bounded = AbortSignal.any([signal, AbortSignal.timeout(budgetMs)]);
+    const call = () => vendor.getVehicleSearch(searchId, { signal: bounded });
+    return limiter ? limiter.schedule(call, { signal: bounded }) : call();
+  };
+  return {
+    store: deps.store,
+    fetchSearch,
+    publish: (event, correlation) => deps.publisher.publish(event, correlation),
+    schedule,
+    claimTtlMs: settings.claimTtlMs,
+    doneTtlMs: settings.doneTtlMs,
+    owner: randomUUID(),
+    now,
+    logger: deps.logger,
+  };
+}
+
+function toPending(search: CreatedSearch, createdAt: number): PendingSearch {
+  const { correlation } = search;
+  return {
+    requestId: search.requestId,
+    searchId: search.searchId,
+    createdAt,
+    key: correlation?.key ? correlation.key.toString('base64') : null,
+    ...(correlation?.traceparent === undefined ? {} : { traceparent: correlation.traceparent }),
+    ...(search.metadata ? { metadata: { ...search.metadata } } : {}),
+    polls: 0,
+  };
+}
+
+/** A few quick tries: the search is paid for, and giving up means creating it again. */
+async function recordSearch(
+  deps: TrackerDeps,
+  schedule: PollSchedule,
+  search: PendingSearch,
+  signal: AbortSignal,
+): Promise<void> {
+  const dueAt = nextPollAt(schedule, search, search.createdAt);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await deps.store.add(search, dueAt);
+      deps.logger.debug(
+        { requestId: search.requestId, searchId: search.searchId },
+        'vehicle search recorded',
+      );
+      return;
+    } catch (error) {
+      if (attempt >= RECORD_ATTEMPTS || signal.aborted) throw error;
+      deps.logger.warn(
+        { err: error, requestId: search.requestId, attempt },
+        'could not record a vehicle search; retrying',
+      );
+      await sleep(100 * 2 ** attempt, undefined, { signal });
+    }
+  }
+}
+
+function boundPort(app: FastifyInstance | undefined): number | undefined {
+  const address = app?.server.address();
+  return typeof address === 'object' && address ? address.port : undefined;
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { settleSearch } from '../../../src/webhooks/completion.js';
+import { harness, pendingSearch } from './helpers.js';
+
+const signal = new AbortController().signal;
+
+describe('settling a vehicle search', () => {
+  it('publishes completed once with the request key and metadata, then forgets the search', async () => {
+    const { deps, store, published } = harness();
+    await store.add(pendingSearch(), 0);
+    expect(await settleSearch(deps, 'req-1', 'webhook', signal)).toEqual({
+      kind: 'published',
+      status: 'completed',
+    });
+    expect(published).toHaveLength(1);
+    expect(published[0]?.event).toMatchObject({
+      requestId: 'req-1',
+      searchId: 's-1',
+      status: 'completed',
+      via: 'webhook',
+      metadata: { case: 'A-17' },
+    });
+    expect(published[0]?.key?.toString()).toBe('plate-key');
+    expect(await store.get('req-1')).toBeUndefined();
+    expect(await store.doneSearch('req-1')).toBe('s-1');
+  });
+
+  it('maps the vendor error status to failed', async () => {
+    const { deps, store, published, vendor } = harness();
+    vendor.status = 'error';
+    await store.add(pendingSearch(), 0);
+    await settleSearch(deps, 'req-1', 'poll', signal);
+    expect(published.map((p) => [p.event.status, p.event.via])).toEqual([['failed', 'poll']]);
+  });
+
+  it('publishes nothing for a duplicate webhook call after completion', async () => {
+    const { deps, store, published } = harness();
+    await store.add(pendingSearch(), 0);
+    await settleSearch(deps, 'req-1', 'webhook', signal);
+    expect(await settleSearch(deps, 'req-1', 'webhook', signal)).toEqual({ kind: 'gone' });
+    expect(published).toHaveLength(1);
+  });
+
+  it('publishes once when a webhook and two replicas settle the search together', async () => {
+    const { deps, store, published } = harness();
+    await store.add(pendingSearch(), 0);
+    const replicaB = { ...deps, owner: 'replica-b' };
+    const results = await Promise.all([
+      settleSearch(deps, 'req-1', 'webhook', signal),
+      settleSearch(replicaB, 'req-1', 'poll', signal),
+      settleSearch(deps, 'req-1', 'poll', signal),
+    ]);
+    expect(published).toHaveLength(1);
+    expect(results.filter((r) => r.kind === 'published')).toHaveLength(1);
+  });
+
+  it('answers busy while another replica holds the claim', async () => {
+    const { deps, store, published, vendor } = harness();
+    await store.add(pendingSearch(), 0);
+    await store.claim('req-1', 'replica-b', 5_000);
+    expect(await settleSearch(deps, 'req-1', 'webhook', signal)).toEqual({ kind: 'busy' });
+    expect(vendor.calls).toBe(0);
+    expect(published).toHaveLength(0);
+  });
+
+  it('finishes a search whose claimant crashed before publishing, once the claim lapses', async () => {
+    const { deps, store, published, clock } = harness();
+    await store.add(pendingSearch(), 0);
+    await store.claim('req-1', 'crashed-replica', deps.claimTtlMs);
+    expect(await store.takeDue(clock.now, 10, deps.claimTtlMs)).toEqual(['req-1']);
+    clock.now += deps.claimTtlMs;
+    expect(await store.takeDue(clock.now, 10, deps.claimTtlMs)).toEqual(['req-1']);
+    expect(await settleSearch(deps, 'req-1', 'poll', signal)).toEqual({
+      kind: 'published',
+      status: 'completed',
+    });
+    expect(published).toHaveLength(1);
+  });
+
+  it('reschedules a pending search with backoff and publishes nothing', async () => {
+    const { deps, store, published, vendor, clock } = harness();
+    vendor.status = 'pending';
+    await store.add(pendingSearch(), 0);
+    expect(await settleSearch(deps, 'req-1', 'poll', signal)).toEqual({ kind: 'pending' });
+    expect(await settleSearch(deps, 'req-1', 'poll', signal)).toEqual({ kind: 'pending' });
+    expect((await store.get('req-1'))?.polls).toBe(2);
+    expect(await store.takeDue(clock.now + 3_999, 10, 1)).toEqual([]);
+    expect(await store.takeDue(clock.now + 4_000, 10, 1)).toEqual(['req-1']);
+    expect(published).toHaveLength(0);
+  });
+
+  it('retries a vendor failure at the next poll without an event', async () => {
+    const { deps, store, published, vendor } = harness();
+    vendor.status = new Error('vendor down');
+    await store.add(pendingSearch(), 0);
+    expect(await settleSearch(deps, 'req-1', 'poll', signal)).toEqual({ kind: 'vendor-error' });
+    expect(await store.get('req-1')).toBeDefined();
+    vendor.status = 'sucessful';
+    expect(await settleSearch(deps, 'req-1', 'poll', signal)).toMatchObject({ kind: 'published' });
+    expect(published).toHaveLength(1);
+  });
+
+  it('publishes expired once the expiry has passed and the search is still pending or unreachable', async () => {
+    const { deps, store, published, vendor, clock } = harness();
+    vendor.status = 'pending';
+    await store.add(pendingSearch({ createdAt: 0 }), 0);
+    await store.add(pendingSearch({ requestId: 'req-2', searchId: 's-2', createdAt: 0 }), 0);
+    clock.now = deps.schedule.expiryMs;
+    await settleSearch(deps, 'req-1', 'poll', signal);
+    vendor.status = new Error('vendor down');
+    await settleSearch(deps, 'req-2', 'poll', signal);
+    expect(published.map((p) => p.event.status)).toEqual(['expired', 'expired']);
+    expect(published[1]?.event.response).toBeUndefined();
+    expect(await settleSearch(deps, 'req-1', 'poll', signal)).toEqual({ kind: 'gone' });
+  });
+
+  it('leaves a search that replaced the settled one alone', async () => {
+    const { deps, store, published } = harness();
+    await store.add(pendingSearch(), 0);
+    const stale = {
+      ...deps,
+      publish: async () => {
+        await store.add(pendingSearch({ searchId: 's-2' }), 0);
+      },
+    };
+    await settleSearch(stale, 'req-1', 'poll', signal);
+    expect((await store.get('req-1'))?.searchId).toBe('s-2');
+    await settleSearch(deps, 'req-1', 'poll', signal);
+    expect(published.map((p) => p.event.searchId)).toEqual(['s-2']);
+  });
+
+  it('keeps the search when publishing fails, so it is tried again', async () => {
+    const { deps, store, published } = harness();
+    await store.add(pendingSearch(), 0);
+    const failing = { ...deps, publish: () => Promise.reject(new Error('broker down')) };
+    await expect(settleSearch(failing, 'req-1', 'webhook', signal)).rejects.toThrow('broker down');
+    expect(await store.get('req-1')).toBeDefined();
+    await settleSearch(deps, 'req-1', 'poll', signal);
+    expect(published).toHaveLength(1);
+  });
+});

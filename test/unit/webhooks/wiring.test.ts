@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../../src/errors.js';
+import { vehicleAsyncHandler, type CreatedSearch } from '../../../src/handlers/vehicle-async.js';
+import type { VendorClient } from '../../../src/vendor/client.js';
+import { createPoller } from '../../../src/webhooks/poller.js';
+import { settleSearch } from '../../../src/webhooks/completion.js';
+import { harness, pendingSearch, silent } from './helpers.js';
+
+const created = {
+  outcome: 'ok',
+  httpStatus: 200,
+  raw: { id: 's-9', version: 'v3Async' },
+  body: { id: 's-9', version: 'v3Async', metadata: undefined },
+} as const;
+const vendor = { createVehicleSearch: () => Promise.resolve(created) } as unknown as VendorClient;
+const context = {
+  requestId: 'req-9',
+  signal: new AbortController().signal,
+  metadata: { case: 'B-2' },
+  correlation: { key: Buffer.from('ABC1D23'), traceparent: undefined },
+};
+
+describe('vehicle-async handler and the tracker', () => {
+  it('records the search, with the request key and metadata, before answering accepted', async () => {
+    const recorded: CreatedSearch[] = [];
+    const handler = vehicleAsyncHandler(vendor, {
+      onSearchCreated: (search) => {
+        recorded.push(search);
+        return Promise.resolve();
+      },
+    });
+    const outcome = await handler({ licensePlate: 'ABC1D23' }, context);
+    expect(outcome).toMatchObject({ status: 'accepted', searchId: 's-9' });
+    expect(recorded).toEqual([
+      { requestId: 'req-9', searchId: 's-9', metadata: { case: 'B-2' }, correlation: context.correlation },
+    ]);
+  });
+
+  it('fails retryably when the search cannot be recorded, so no accepted result goes out without it', async () => {
+    const handler = vehicleAsyncHandler(vendor, {
+      onSearchCreated: () => Promise.reject(new Error('redis down')),
+    });
+    const failure = await handler({ licensePlate: 'ABC1D23' }, context).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(AppError);
+    expect(failure).toMatchObject({ retryable: true, code: 'PENDING_STORE_FAILED' });
+  });
+
+  it('poller scans take due searches once, hiding them from a second scan for the lease', async () => {
+    const { deps, store, published, clock } = harness();
+    await store.add(pendingSearch(), 0);
+    await store.add(pendingSearch({ requestId: 'req-2', searchId: 's-2' }), clock.now + 60_000);
+    const poller = createPoller({
+      store,
+      settle: (requestId, signal) => settleSearch(deps, requestId, 'poll', signal),
+      intervalMs: 10,
+      batchSize: 10,
+      leaseMs: 5_000,
+      concurrency: 2,
+      now: () => clock.now,
+      logger: silent,
+    });
+    const signal = new AbortController().signal;
+    expect(await poller.scan(signal)).toBe(1);
+    expect(await poller.scan(signal)).toBe(0);
+    expect(published.map((p) => p.event.requestId)).toEqual(['req-1']);
+  });
+});
