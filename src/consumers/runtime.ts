@@ -199,7 +199,10 @@ export class Runtime {
     for (let failures = 0; ; failures += 1) {
       if (state.isRevoked()) return;
       try {
-        const outcome = await processRequest(this.deps.process, incoming, state.abort.signal, log);
+        // A signal per message: calls add and remove abort listeners on it, and one list per
+        // message stays short where one shared per-partition list grows with the work in flight.
+        const signal = AbortSignal.any([state.abort.signal]);
+        const outcome = await processRequest(this.deps.process, incoming, signal, log);
         if (outcome.kind === 'aborted' || state.isRevoked()) return;
         const records: OutputRecord[] =
           outcome.kind === 'result'
