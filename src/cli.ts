@@ -110,7 +110,10 @@ function devEnvironment(): Record<string, string | undefined> {
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '8080',
     VENDOR_RATE_PER_SECOND: '20',
+    // The sandbox calls the sink on the service's own port (0 = the port it bound).
+    WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',
     WEBHOOK_SECRET: randomBytes(24).toString('hex'),
+    VEHICLE_SEARCH_POLL_MS: '5000',
     ...process.env,
   };
 }
