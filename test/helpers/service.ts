@@ -3,14 +3,14 @@
  * stack, on a random topic prefix and group so that test files never see each other's messages.
  */
 import { Partitioners, type Consumer, type IHeaders, type Kafka } from 'kafkajs';
-import { inject } from 'vitest';
+import { afterEach, inject } from 'vitest';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { OPERATIONS, topicNames, type TopicNames } from '../../src/contract/operations.js';
 import { startService, type Service } from '../../src/main.js';
 import { createRegistryClient } from '../../src/producers/registry-client.js';
 import { registryCodec, type ValueCodec } from '../../src/producers/value-codec.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { cpfFor, type Sandbox } from '../../src/sandbox/index.js';
 import { kafkaClient, randomName } from './stack.js';
 
 export const SANDBOX_KEY = 'test-key';
@@ -191,4 +191,23 @@ export class OutcomeCollector {
 
 export function testKafka(): Kafka {
   return kafkaClient(inject('kafkaBrokers'));
+}
+
+/** lawsuits-summary requests `<tag>-<i>`, each with its own tax id (the sandbox's happy person). */
+export function summaryRequests(tag: string, count: number, offset: number): RequestMessage[] {
+  return Array.from({ length: count }, (_, i) => {
+    const taxId = cpfFor('happy', offset + i);
+    return { key: taxId, value: { requestId: `${tag}-${i}`, params: { taxId } } };
+  });
+}
+
+/** Registers an after-each hook that closes, last first, what a test opened. */
+export function closeAfterEach(): (close: () => Promise<void>) => void {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return (close) => {
+    cleanups.push(close);
+  };
 }

@@ -6,11 +6,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { createSandbox, cpfFor, type Sandbox } from '../../src/sandbox/index.js';
+import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import {
   OutcomeCollector,
+  closeAfterEach,
+  summaryRequests,
   SANDBOX_KEY,
   publish,
   serviceEnv,
@@ -21,14 +23,10 @@ import {
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let kafka: Kafka;
-const cleanups: (() => Promise<void>)[] = [];
+const onCleanup = closeAfterEach();
 
 beforeAll(() => {
   kafka = testKafka();
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 /** A real service process (`cli.ts run`); resolves once it logged that it started. */
@@ -38,7 +36,7 @@ function spawnService(env: Record<string, string>): Promise<ChildProcess> {
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  cleanups.push(async () => {
+  onCleanup(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));
@@ -57,12 +55,6 @@ function spawnService(env: Record<string, string>): Promise<ChildProcess> {
   });
 }
 
-const requests = (tag: string, count: number, offset: number) =>
-  Array.from({ length: count }, (_, i) => {
-    const taxId = cpfFor('happy', offset + i);
-    return { key: taxId, value: { requestId: `${tag}-${i}`, params: { taxId } } };
-  });
-
 function expectExactlyOneOutcomeEach(collector: OutcomeCollector, tag: string, count: number): void {
   const byRequest = collector.outcomesByRequest();
   const mine = [...byRequest.entries()].filter(([id]) => id.startsWith(`${tag}-`));
@@ -80,7 +72,7 @@ describe('exactly one outcome per request', () => {
       apiKey: SANDBOX_KEY,
       knobs: { latencyMeanMs: 30, latencyJitterMs: 20 },
     });
-    cleanups.push(() => sandbox.close());
+    onCleanup(() => sandbox.close());
     const env = serviceEnv(prefix, sandbox, {
       VENDOR_MAX_CONCURRENT: '10',
       COMMIT_INTERVAL_MS: '100',
@@ -90,9 +82,13 @@ describe('exactly one outcome per request', () => {
     // After the service: it creates the topics.
     const collector = new OutcomeCollector(kafka, prefix);
     await collector.start();
-    cleanups.push(() => collector.stop());
+    onCleanup(() => collector.stop());
     const total = 300;
-    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), requests('crash', total, 1000));
+    await publish(
+      kafka,
+      topicNames(prefix).request('lawsuits-summary'),
+      summaryRequests('crash', total, 1000),
+    );
     await collector.waitFor(() => collector.results().length >= 60, 60_000, 'the first results');
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));
@@ -119,21 +115,25 @@ describe('exactly one outcome per request', () => {
       apiKey: SANDBOX_KEY,
       knobs: { latencyMeanMs: 20, latencyJitterMs: 10 },
     });
-    cleanups.push(() => sandbox.close());
+    onCleanup(() => sandbox.close());
     const env = {
       VENDOR_LIMITS: JSON.stringify({ 'lawsuits-summary': { ratePerSecond: 25, maxConcurrent: 10 } }),
       KAFKA_SESSION_TIMEOUT_MS: '6000',
     };
     const a = await startTestService(prefix, sandbox, env);
-    cleanups.push(() => a.service.stop());
+    onCleanup(() => a.service.stop());
     const collector = new OutcomeCollector(kafka, prefix);
     await collector.start();
-    cleanups.push(() => collector.stop());
+    onCleanup(() => collector.stop());
     const total = 150;
-    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), requests('quota', total, 2000));
+    await publish(
+      kafka,
+      topicNames(prefix).request('lawsuits-summary'),
+      summaryRequests('quota', total, 2000),
+    );
     await collector.waitFor(() => collector.results().length >= 10, 30_000, 'the first results');
     const b = await startTestService(prefix, sandbox, env);
-    cleanups.push(() => b.service.stop());
+    onCleanup(() => b.service.stop());
     const started = Date.now();
     await collector.waitFor(() => collector.outcomesByRequest().size >= total, 60_000, 'every outcome');
     await new Promise((resolve) => setTimeout(resolve, 1000));

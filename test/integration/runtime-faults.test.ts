@@ -4,11 +4,13 @@
  * closes again by itself.
  */
 import type { Kafka } from 'kafkajs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
 import { createSandbox, cpfFor, type Sandbox } from '../../src/sandbox/index.js';
 import {
   OutcomeCollector,
+  closeAfterEach,
+  summaryRequests,
   SANDBOX_KEY,
   publish,
   startTestService,
@@ -18,14 +20,10 @@ import {
 } from '../helpers/service.js';
 
 let kafka: Kafka;
-const cleanups: (() => Promise<void>)[] = [];
+const onCleanup = closeAfterEach();
 
 beforeAll(() => {
   kafka = testKafka();
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 async function setup(
@@ -34,20 +32,14 @@ async function setup(
 ): Promise<{ sandbox: Sandbox; collector: OutcomeCollector; running: TestService; prefix: string }> {
   const prefix = testPrefix(name);
   const sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
-  cleanups.push(() => sandbox.close());
+  onCleanup(() => sandbox.close());
   const running = await startTestService(prefix, sandbox, env);
-  cleanups.push(() => running.service.stop());
+  onCleanup(() => running.service.stop());
   const collector = new OutcomeCollector(kafka, prefix);
   await collector.start();
-  cleanups.push(() => collector.stop());
+  onCleanup(() => collector.stop());
   return { sandbox, collector, running, prefix };
 }
-
-const requests = (tag: string, count: number, offset: number) =>
-  Array.from({ length: count }, (_, i) => {
-    const taxId = cpfFor('happy', offset + i);
-    return { key: taxId, value: { requestId: `${tag}-${i}`, params: { taxId } } };
-  });
 
 describe('runtime under vendor failures', () => {
   it('retries retryable failures with backoff, then dead-letters them with the attempts', async () => {
@@ -57,7 +49,7 @@ describe('runtime under vendor failures', () => {
       BREAKER_FAILURE_THRESHOLD: '1000',
     });
     sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 503 });
-    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), requests('retry', 3, 400));
+    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), summaryRequests('retry', 3, 400));
     await collector.waitFor(() => collector.errors().length === 3, 30_000, 'three dead letters');
     for (const error of collector.errors()) {
       expect(error.value).toMatchObject({
@@ -75,7 +67,7 @@ describe('runtime under vendor failures', () => {
       RETRY_MAX_ATTEMPTS: '5',
       VENDOR_API_KEY: 'revoked-key',
     });
-    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), requests('reject', 2, 420));
+    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), summaryRequests('reject', 2, 420));
     await collector.waitFor(() => collector.errors().length === 2, 30_000, 'two dead letters');
     for (const error of collector.errors()) {
       expect(error.value).toMatchObject({
@@ -112,12 +104,12 @@ describe('runtime under vendor failures', () => {
     });
     const topic = topicNames(prefix).request('lawsuits-summary');
     sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 500 });
-    await publish(kafka, topic, requests('outage', 20, 440));
+    await publish(kafka, topic, summaryRequests('outage', 20, 440));
     await collector.waitFor(() => sandbox.counters().faults >= 3, 20_000, 'the outage to be seen');
     // While open, only one probe per cool-down reaches the vendor; more requests do not add calls.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const duringOutage = sandbox.counters().faults;
-    await publish(kafka, topic, requests('outage-more', 20, 460));
+    await publish(kafka, topic, summaryRequests('outage-more', 20, 460));
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const afterMore = sandbox.counters().faults;
     expect(afterMore - duringOutage).toBeLessThanOrEqual(4);
