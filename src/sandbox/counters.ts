@@ -11,6 +11,8 @@ export interface CounterSnapshot {
   byFingerprint: Record<string, number>;
   /** Most billable calls in one one-second window (the rate limit's windows). */
   maxInOneSecond: number;
+  /** Most billable calls within any 1,000 ms (a sliding window over their arrival times). */
+  maxInAnySlidingSecond: number;
   /** Most calls of any outcome (429s and 401s included) in one one-second window. */
   maxAttemptsInOneSecond: number;
   rateLimited: number;
@@ -61,6 +63,32 @@ class WindowRing {
   }
 }
 
+/**
+ * The most calls within any 1,000 ms, by arrival time: an aligned window can hide a burst
+ * that straddles two seconds, which a rate limit must not allow either.
+ */
+class SlidingSecond {
+  private times: number[] = [];
+  private head = 0;
+  max = 0;
+
+  add(atMs: number): void {
+    this.times.push(atMs);
+    while ((this.times[this.head] ?? atMs) <= atMs - 1000) this.head += 1;
+    this.max = Math.max(this.max, this.times.length - this.head);
+    if (this.head > 4096) {
+      this.times = this.times.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  clear(): void {
+    this.times = [];
+    this.head = 0;
+    this.max = 0;
+  }
+}
+
 export class Counters {
   private total = 0;
   private billed = 0;
@@ -71,6 +99,7 @@ export class Counters {
   private byFingerprint = new Map<string, number>();
   private readonly attempts = new WindowRing();
   private readonly billable = new WindowRing();
+  private readonly billableSliding = new SlidingSecond();
   /** Accepted (not rate-limited) calls per window: what the rate limit compares against. */
   private readonly accepted = new WindowRing();
   readonly webhooks = { delivered: 0, attempts: 0, failed: 0, dropped: 0 };
@@ -98,9 +127,15 @@ export class Counters {
     this.faults++;
   }
 
-  recordBilled(second: number, operation: string, fingerprint: string | undefined): void {
+  recordBilled(
+    second: number,
+    operation: string,
+    fingerprint: string | undefined,
+    arrivedAtMs: number,
+  ): void {
     this.billed++;
     this.billable.add(second);
+    this.billableSliding.add(arrivedAtMs);
     this.byOperation.set(operation, (this.byOperation.get(operation) ?? 0) + 1);
     if (fingerprint !== undefined)
       this.byFingerprint.set(fingerprint, (this.byFingerprint.get(fingerprint) ?? 0) + 1);
@@ -113,6 +148,7 @@ export class Counters {
       byOperation: Object.fromEntries(this.byOperation),
       byFingerprint: Object.fromEntries(this.byFingerprint),
       maxInOneSecond: this.billable.max,
+      maxInAnySlidingSecond: this.billableSliding.max,
       maxAttemptsInOneSecond: this.attempts.max,
       rateLimited: this.rateLimited,
       unauthorized: this.unauthorized,
@@ -131,6 +167,7 @@ export class Counters {
     this.byFingerprint = new Map();
     this.attempts.clear();
     this.billable.clear();
+    this.billableSliding.clear();
     this.accepted.clear();
     Object.assign(this.webhooks, { delivered: 0, attempts: 0, failed: 0, dropped: 0 });
   }

@@ -9,6 +9,8 @@ export interface RequestState {
   operation: string | undefined;
   /** Epoch second of arrival: the window the call is counted in. */
   second: number;
+  /** Epoch milliseconds of arrival: for the sliding one-second maximum. */
+  arrivedAtMs: number;
   /** operation + ':' + sha256 prefix of the normalised billable input; set by the handler. */
   fingerprint: string | undefined;
   /** True when a fault was injected (not billed). */

@@ -95,6 +95,7 @@ export function createOnRequest(deps: HookDeps) {
       startedAt: performance.now(),
       operation: undefined,
       second: Math.floor(now / 1000),
+      arrivedAtMs: now,
       fingerprint: undefined,
       injected: false,
     };
@@ -164,7 +165,7 @@ export function createOnResponse(deps: Pick<HookDeps, 'counters' | 'logger'>) {
     }
     const status = reply.statusCode;
     if (state.operation !== undefined && !state.injected && (status === 200 || status === 404)) {
-      counters.recordBilled(state.second, state.operation, state.fingerprint);
+      counters.recordBilled(state.second, state.operation, state.fingerprint, state.arrivedAtMs);
     }
     if (debug && state.operation !== undefined) {
       // Operation and status only: paths and queries carry tax ids.
