@@ -1,0 +1,62 @@
+/**
+ * The baseline of every benchmark: a plain kafkajs eachMessage consumer doing the same work per
+ * request (parse, check params, call the vendor through the same client, write the result),
+ * the way one would write it first: one message at a time per partition, autoCommit, a plain
+ * producer.send per result, no transactions, no limiter, no idempotency store.
+ * Configured by the environment the service uses (KAFKA_BROKERS, TOPIC_PREFIX, VENDOR_*).
+ */
+import { Kafka, Partitioners, logLevel } from 'kafkajs';
+import { loadConfig } from '../src/config.js';
+import { topicNames } from '../src/contract/operations.js';
+import { parseParams } from '../src/contract/params.js';
+import { createVendorClient } from '../src/vendor/client.js';
+
+const config = loadConfig();
+const topics = topicNames(config.TOPIC_PREFIX);
+const topic = topics.request('lawsuits-summary');
+const kafka = new Kafka({
+  clientId: 'baseline',
+  brokers: [...config.KAFKA_BROKERS],
+  logLevel: logLevel.NOTHING,
+});
+const vendor = createVendorClient({
+  baseUrl: config.VENDOR_BASE_URL,
+  apiKey: config.VENDOR_API_KEY,
+  connections: 64,
+});
+const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+const consumer = kafka.consumer({ groupId: config.KAFKA_GROUP_ID });
+await producer.connect();
+await consumer.connect();
+await consumer.subscribe({ topic, fromBeginning: true });
+await consumer.run({
+  partitionsConsumedConcurrently: Number(process.env.BASELINE_CONCURRENCY ?? '1'),
+  eachMessage: async ({ message, partition }) => {
+    const request = JSON.parse(message.value?.toString() ?? '{}') as { requestId: string; params: unknown };
+    const params = parseParams('lawsuits-summary', request.params);
+    const value = params.ok
+      ? {
+          requestId: request.requestId,
+          status: 'ok',
+          response: (await vendor.lawsuitsSummary(params.params)).raw,
+        }
+      : { requestId: request.requestId, error: params.message };
+    await producer.send({
+      topic: params.ok ? topics.result('lawsuits-summary') : topics.errors,
+      messages: [
+        {
+          key: message.key,
+          value: JSON.stringify({ ...value, origin: { topic, partition, offset: message.offset } }),
+        },
+      ],
+    });
+  },
+});
+process.stdout.write('baseline started\n');
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    void Promise.all([consumer.disconnect(), producer.disconnect(), vendor.close()]).finally(() =>
+      process.exit(0),
+    );
+  });
+}
