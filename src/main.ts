@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { CircuitBreaker } from './consumers/circuit-breaker.js';
@@ -25,6 +25,7 @@ import {
   createVehicleSearchTracker,
   memoryPendingStore,
   redisPendingStore,
+  requestCommitCheck,
   type ScheduleLimiter,
   type VehicleSearchTracker,
 } from './webhooks/index.js';
@@ -106,6 +107,7 @@ export async function startService(
     };
     const tracker = createTracker(config, logger, {
       kafka,
+      admin,
       output,
       vendor,
       redis,
@@ -211,6 +213,7 @@ function createTracker(
   logger: Logger,
   deps: {
     kafka: Kafka;
+    admin: Admin;
     output: OutputDeps;
     vendor: VendorClient;
     redis: Redis | undefined;
@@ -225,6 +228,9 @@ function createTracker(
     publisher: createEventPublisher(deps.kafka, deps.output),
     limiter: deps.limiter,
     logger,
+    // Final events wait for the commit of the request that created the search, which also
+    // commits its `pending` event (the runtime writes both in one transaction).
+    isRequestCommitted: requestCommitCheck(deps.admin, config.KAFKA_GROUP_ID),
     settings: {
       publicUrl: config.WEBHOOK_PUBLIC_URL,
       secret: config.WEBHOOK_SECRET,

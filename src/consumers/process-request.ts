@@ -77,6 +77,7 @@ export async function processRequest(
       requestId: envelope.requestId,
       metadata: envelope.metadata,
       correlation: incoming.correlation,
+      origin: incoming.origin,
     };
     call = await callWithRetries(deps, incoming.operation, context, params, signal, log);
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { Origin } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
 
 /**
@@ -28,6 +29,12 @@ export interface HandlerContext {
   /** The request's metadata, echoed on messages written later on its behalf. */
   metadata?: Readonly<Record<string, string>> | undefined;
   correlation?: RequestCorrelation | undefined;
+  /**
+   * Where the request message sits (topic, partition, offset). Its offset is committed in the
+   * same transaction as the messages written for it, so a committed offset past it proves
+   * those messages visible (vehicle-async: its `pending` event, before any final event).
+   */
+  origin?: Origin | undefined;
 }
 
 /** A handler receives params already checked by the operation's schema (contract/params.ts). */

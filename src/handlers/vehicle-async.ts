@@ -1,3 +1,4 @@
+import type { Origin } from '../contract/envelopes.js';
 import type { ParamsInputOf } from '../contract/params.js';
 import { AppError } from '../errors.js';
 import type { VendorClient } from '../vendor/client.js';
@@ -11,6 +12,8 @@ export interface CreatedSearch {
   searchId: string;
   metadata?: Readonly<Record<string, string>> | undefined;
   correlation?: RequestCorrelation | undefined;
+  /** The request message: its final event waits until this offset is committed. */
+  origin?: Origin | undefined;
 }
 
 export interface VehicleAsyncDeps {
@@ -29,7 +32,7 @@ export interface VehicleAsyncDeps {
  * later through the webhook or the poller (src/webhooks/).
  */
 export function vehicleAsyncHandler(vendor: VendorClient, deps: VehicleAsyncDeps = {}): Handler {
-  return async (params, { requestId, signal, metadata, correlation }) => {
+  return async (params, { requestId, signal, metadata, correlation, origin }) => {
     const webhook = deps.webhookFor?.(requestId);
     const result = await vendor.createVehicleSearch(params as ParamsInputOf<'vehicle-async'>, {
       signal,
@@ -44,7 +47,7 @@ export function vehicleAsyncHandler(vendor: VendorClient, deps: VehicleAsyncDeps
     }
     if (deps.onSearchCreated) {
       try {
-        await deps.onSearchCreated({ requestId, searchId, metadata, correlation }, signal);
+        await deps.onSearchCreated({ requestId, searchId, metadata, correlation, origin }, signal);
       } catch (error) {
         // Retryable although the search is paid for: an `accepted` result without a pending
         // entry would never complete, which is worse than a second search.

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { VehicleSearchEvent } from '../contract/envelopes.js';
+import type { Origin, VehicleSearchEvent } from '../contract/envelopes.js';
 import type { VendorResult } from '../vendor/types.js';
 import type { VehicleSearchResponse } from '../vendor/schemas/vehicle.js';
 import { expiresAt, nextPollAt, type PollSchedule } from './backoff.js';
@@ -17,14 +17,29 @@ import type { PendingSearch, PendingStore } from './pending-store.js';
  * TTL. The one gap is a crash between the broker's ack and the finish (milliseconds): the
  * search is then published again, the only duplicate possible, as with any write to two systems.
  * The vendor's answer is the source of truth; the webhook's payload is never read.
+ *
+ * Nothing is settled before the request that created the search is committed. Its `pending`
+ * event is written by the consumer runtime in the transaction that commits the request's
+ * offset, up to COMMIT_INTERVAL_MS after the search is recorded here; a fast vendor would
+ * otherwise let the final event reach readers first. A committed offset past the request
+ * proves the `pending` event visible to read_committed readers.
  */
 export type Via = 'webhook' | 'poll';
 type FinalStatus = 'completed' | 'failed' | 'expired';
 
+/**
+ * How soon a search whose request is not committed yet is tried again: the runtime commits
+ * every COMMIT_INTERVAL_MS (100 ms by default), so this wait is short, unlike a poll's backoff.
+ */
+export const COMMIT_WAIT_MS = 500;
+
 export type Settlement =
   | { kind: 'published'; status: FinalStatus }
-  /** Still pending at the vendor, or the vendor failed: rescheduled, no event. */
-  | { kind: 'pending' | 'vendor-error' }
+  /**
+   * Still pending at the vendor, the vendor failed, or the request that created the search is
+   * not committed yet: rescheduled, no event.
+   */
+  | { kind: 'pending' | 'vendor-error' | 'uncommitted' }
   /** Another worker holds the claim. */
   | { kind: 'busy' }
   /** Finished or replaced by another worker meanwhile. */
@@ -37,6 +52,8 @@ export interface CompletionDeps {
     event: VehicleSearchEvent,
     correlation: { key: Buffer | null; traceparent?: string },
   ): Promise<void>;
+  /** Whether the consumer group has committed past the request message. */
+  isRequestCommitted(origin: Origin): Promise<boolean>;
   schedule: PollSchedule;
   claimTtlMs: number;
   doneTtlMs: number;
@@ -76,6 +93,13 @@ async function settleClaimed(
   via: Via,
   signal: AbortSignal,
 ): Promise<Settlement> {
+  // Before the vendor call, so that waiting for the commit spends no vendor call; and before
+  // the expiry, which must not fire ahead of the `pending` event either. An entry without
+  // origin predates the field: its request was committed long ago.
+  if (search.origin && !(await deps.isRequestCommitted(search.origin))) {
+    await deps.store.reschedule(search, deps.now() + COMMIT_WAIT_MS);
+    return { kind: 'uncommitted' };
+  }
   const expired = deps.now() >= expiresAt(deps.schedule, search);
   const fetched = await fetchStatus(deps, search, signal);
   const status = fetched.status ?? (expired ? 'expired' : undefined);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { originSchema } from '../contract/envelopes.js';
 
 /**
  * Searches created and not yet final, with the time of their next poll, plus the claims and
@@ -14,6 +15,12 @@ export const pendingSearchSchema = z.object({
   key: z.string().nullable(),
   traceparent: z.string().optional(),
   metadata: z.record(z.string(), z.string()).optional(),
+  /**
+   * The request message that created the search. Its final event waits until the consumer
+   * group has committed past this offset (completion.ts). Absent in entries recorded before
+   * the field existed: those requests were committed long ago.
+   */
+  origin: originSchema.optional(),
   /** Polls made so far: the backoff exponent. */
   polls: z.number().int().min(0),
 });

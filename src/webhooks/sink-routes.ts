@@ -14,8 +14,9 @@ import { WEBHOOK_PATH } from './webhook-target.js';
  *        that raced the recording of its search (a retrying vendor tries again; the poller
  *        settles it anyway), or one long past;
  *   200  the final event is published now, or was already (replays, duplicates): no new event;
- *   202  accepted without an event: still pending at the vendor, the vendor failed, or another
- *        worker holds the search; the poller finishes it;
+ *   202  accepted without an event: still pending at the vendor, the vendor failed, another
+ *        worker holds the search, or the request that created it is not committed yet (its
+ *        `pending` event must come first); the poller finishes it;
  *   503  the service is stopping.
  * The payload is not read: the signed headers name the request, and the vendor's GET gives the
  * result. Any content type is accepted (the vendor's is unspecified); bad JSON is a 400.
@@ -32,7 +33,11 @@ export interface SinkDeps {
 }
 
 const BODY_LIMIT_BYTES = 16 * 1024;
-/** Waits for a search another worker holds (usually a poll finishing its GET). */
+/**
+ * Waits for a search another worker holds (usually a poll finishing its GET), or for the
+ * commit of the request that created it (COMMIT_INTERVAL_MS away): the event then goes out
+ * now, via the webhook, instead of at the next poll.
+ */
 const BUSY_RETRIES = 5;
 const BUSY_WAIT_MS = 150;
 
@@ -81,6 +86,7 @@ async function answerFor(deps: SinkDeps, requestId: string): Promise<{ code: num
       case 'pending':
       case 'vendor-error':
       case 'busy':
+      case 'uncommitted':
         return { code: 202, status: 'pending' };
     }
   } catch (error) {
@@ -93,9 +99,13 @@ async function answerFor(deps: SinkDeps, requestId: string): Promise<{ code: num
 async function settleWaiting(deps: SinkDeps, requestId: string): Promise<Settlement> {
   const signal = AbortSignal.timeout(deps.handlingTimeoutMs);
   let settled = await deps.settle(requestId, signal);
-  for (let attempt = 0; settled.kind === 'busy' && attempt < BUSY_RETRIES && !signal.aborted; attempt++) {
+  for (let attempt = 0; isWaiting(settled) && attempt < BUSY_RETRIES && !signal.aborted; attempt++) {
     await sleep(BUSY_WAIT_MS);
     settled = await deps.settle(requestId, signal);
   }
   return settled;
+}
+
+function isWaiting(settled: Settlement): boolean {
+  return settled.kind === 'busy' || settled.kind === 'uncommitted';
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { Origin } from '../contract/envelopes.js';
 import type { CreatedSearch } from '../handlers/vehicle-async.js';
 import type { VendorClient } from '../vendor/client.js';
 import type { VehicleSearchWebhook } from '../vendor/operations/vehicle-async.js';
@@ -44,6 +45,11 @@ export interface TrackerDeps {
   settings: TrackerSettings;
   logger: Logger;
   now?: () => number;
+  /**
+   * Whether the consumer group has committed past the request message (request-commit.ts):
+   * a search's final event waits for it, so that its `pending` event comes first.
+   */
+  isRequestCommitted(origin: Origin): Promise<boolean>;
 }
 
 export interface VehicleSearchTracker {
@@ -136,6 +142,8 @@ function completionDeps(deps: TrackerDeps, schedule: PollSchedule, now: () => nu
   // the limiter and the call together get half the claim's lifetime: a claim that lapsed while
   // its owner still waited would let a second replica settle the same search.
   const budgetMs = Math.floor(settings.claimTtlMs / 2);
+  // The commit check comes first under the same claim, so it is bounded too.
+  const checkMs = Math.floor(settings.claimTtlMs / 4);
   const fetchSearch: CompletionDeps['fetchSearch'] = (searchId, signal) => {
     const bounded = AbortSignal.any([signal, AbortSignal.timeout(budgetMs)]);
     const call = () => vendor.getVehicleSearch(searchId, { signal: bounded });
@@ -144,6 +152,7 @@ function completionDeps(deps: TrackerDeps, schedule: PollSchedule, now: () => nu
   return {
     store: deps.store,
     fetchSearch,
+    isRequestCommitted: (origin) => within(deps.isRequestCommitted(origin), checkMs, 'commit check'),
     publish: (event, correlation) => deps.publisher.publish(event, correlation),
     schedule,
     claimTtlMs: settings.claimTtlMs,
@@ -163,6 +172,7 @@ function toPending(search: CreatedSearch, createdAt: number): PendingSearch {
     key: correlation?.key ? correlation.key.toString('base64') : null,
     ...(correlation?.traceparent === undefined ? {} : { traceparent: correlation.traceparent }),
     ...(search.metadata ? { metadata: { ...search.metadata } } : {}),
+    ...(search.origin === undefined ? {} : { origin: { ...search.origin } }),
     polls: 0,
   };
 }
@@ -191,6 +201,21 @@ async function recordSearch(
       );
       await sleep(100 * 2 ** attempt, undefined, { signal });
     }
+  }
+}
+
+/** `promise`, or a rejection once `ms` have passed (the work itself is not cancelled). */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([
+      promise,
+      sleep(ms, undefined, { signal: timer.signal }).then(() => {
+        throw new Error(`${what} timed out after ${String(ms)} ms`);
+      }),
+    ]);
+  } finally {
+    timer.abort();
   }
 }
 

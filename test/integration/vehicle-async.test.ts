@@ -155,10 +155,17 @@ async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): 
   }
 }
 
-/** Waits for the final event of each request, then a little longer to catch a second one. */
+/**
+ * Waits for the final event of each request, then a little longer to catch a second one, and
+ * checks the order readers see: each search's pending event before its final one.
+ */
 async function settled(events: SearchEvent[], requestIds: string[], timeoutMs = 30_000): Promise<void> {
   await waitFor('final events', () => requestIds.every((id) => finals(events, id).length > 0), timeoutMs);
   await new Promise((resolve) => setTimeout(resolve, 1_500));
+  for (const id of requestIds) {
+    const statuses = events.filter((e) => e.requestId === id).map((e) => e.status);
+    expect(statuses[0], `event order of ${id}: ${statuses.join(', ')}`).toBe('pending');
+  }
 }
 
 describe('vehicle-async completion', () => {
@@ -169,11 +176,12 @@ describe('vehicle-async completion', () => {
     const plate = plateFor('async-sucessful', 1);
     const requestId = await request(w.prefix, plate);
     await settled(events, [requestId]);
-    // Not asserted: the order of the two. The pending event is committed with the result
-    // (COMMIT_INTERVAL_MS later, longer under load), and a fast vendor's webhook can beat it.
+    // The pending event is committed with the result (COMMIT_INTERVAL_MS later, longer under
+    // load); a final event waits for that commit, so readers see pending first.
     const mine = events.filter((e) => e.requestId === requestId);
     const pending = mine.filter((e) => e.status === 'pending');
     const final = finals(events, requestId);
+    expect(mine.map((e) => e.status)).toEqual(['pending', 'completed']);
     expect(pending).toHaveLength(1);
     expect(final.map((e) => [e.status, e.via])).toEqual([['completed', 'webhook']]);
     expect(final[0]?.searchId).toBe(pending[0]?.searchId);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { settleSearch } from '../../../src/webhooks/completion.js';
+import type { Origin } from '../../../src/contract/envelopes.js';
+import { COMMIT_WAIT_MS, settleSearch } from '../../../src/webhooks/completion.js';
+import { decodeSearch, encodeSearch } from '../../../src/webhooks/pending-store.js';
 import { harness, pendingSearch } from './helpers.js';
 
 const signal = new AbortController().signal;
@@ -137,5 +139,72 @@ describe('settling a vehicle search', () => {
     expect(await store.get('req-1')).toBeDefined();
     await settleSearch(deps, 'req-1', 'poll', signal);
     expect(published).toHaveLength(1);
+  });
+});
+
+describe('settling a vehicle search before its request is committed', () => {
+  const origin: Origin = { topic: 'verification.requests.vehicle-async', partition: 1, offset: '41' };
+
+  /** A harness whose commit check answers from `commit.done` and records what it was asked. */
+  function uncommitted() {
+    const commit = { done: false, asked: [] as Origin[] };
+    const h = harness({
+      isRequestCommitted: (asked) => {
+        commit.asked.push(asked);
+        return Promise.resolve(commit.done);
+      },
+    });
+    return { ...h, commit };
+  }
+
+  it('publishes nothing until the commit, then exactly one event', async () => {
+    const { deps, store, published, vendor, clock, commit } = uncommitted();
+    await store.add(pendingSearch({ origin }), 0);
+    // The vendor's webhook beat the commit of the request (and of its pending event).
+    expect(await settleSearch(deps, 'req-1', 'webhook', signal)).toEqual({ kind: 'uncommitted' });
+    expect(await settleSearch(deps, 'req-1', 'poll', signal)).toEqual({ kind: 'uncommitted' });
+    expect(published).toHaveLength(0);
+    expect(vendor.calls).toBe(0);
+    expect(commit.asked).toEqual([origin, origin]);
+    // Due again soon, not at the poll backoff, and not counted as a poll.
+    expect((await store.get('req-1'))?.polls).toBe(0);
+    expect(await store.takeDue(clock.now + COMMIT_WAIT_MS - 1, 10, 1)).toEqual([]);
+    expect(await store.takeDue(clock.now + COMMIT_WAIT_MS, 10, 1)).toEqual(['req-1']);
+
+    commit.done = true;
+    expect(await settleSearch(deps, 'req-1', 'poll', signal)).toEqual({
+      kind: 'published',
+      status: 'completed',
+    });
+    expect(await settleSearch(deps, 'req-1', 'webhook', signal)).toEqual({ kind: 'gone' });
+    expect(published.map((p) => [p.event.status, p.event.via])).toEqual([['completed', 'poll']]);
+  });
+
+  it('does not expire a search before the commit', async () => {
+    const { deps, store, published, vendor, clock, commit } = uncommitted();
+    vendor.status = 'pending';
+    await store.add(pendingSearch({ origin, createdAt: 0 }), 0);
+    clock.now = deps.schedule.expiryMs + 1;
+    expect(await settleSearch(deps, 'req-1', 'poll', signal)).toEqual({ kind: 'uncommitted' });
+    expect(published).toHaveLength(0);
+    commit.done = true;
+    await settleSearch(deps, 'req-1', 'poll', signal);
+    expect(published.map((p) => p.event.status)).toEqual(['expired']);
+  });
+
+  it('treats a search recorded without origin (an older entry) as committed', async () => {
+    const { deps, store, published, commit } = uncommitted();
+    const decoded = decodeSearch(JSON.stringify(pendingSearch()));
+    expect(decoded).toBeDefined();
+    expect(decoded?.origin).toBeUndefined();
+    if (decoded) await store.add(decoded, 0);
+    await settleSearch(deps, 'req-1', 'webhook', signal);
+    expect(published).toHaveLength(1);
+    expect(commit.asked).toEqual([]);
+  });
+
+  it('keeps the origin across the pending store encoding', () => {
+    const search = pendingSearch({ origin });
+    expect(decodeSearch(encodeSearch(search))).toEqual(search);
   });
 });

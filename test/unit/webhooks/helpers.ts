@@ -55,6 +55,8 @@ export function harness(overrides: Partial<CompletionDeps> = {}) {
       published.push({ event, key: correlation.key });
       return Promise.resolve();
     },
+    // The request that created the search is committed, unless a test says otherwise.
+    isRequestCommitted: () => Promise.resolve(true),
     schedule: { baseMs: 1_000, maxMs: 8_000, expiryMs: 60_000 },
     claimTtlMs: 5_000,
     doneTtlMs: 3_600_000,

@@ -15,8 +15,8 @@ afterEach(async () => {
   app = undefined;
 });
 
-async function sink() {
-  const h = harness();
+async function sink(overrides: Parameters<typeof harness>[0] = {}, search = pendingSearch()) {
+  const h = harness(overrides);
   app = Fastify();
   registerSinkRoutes(app, {
     secret: SECRET,
@@ -27,7 +27,7 @@ async function sink() {
     logger: silent,
   });
   await app.ready();
-  await h.store.add(pendingSearch(), 0);
+  await h.store.add(search, 0);
   return { ...h, app };
 }
 
@@ -71,6 +71,31 @@ describe('webhook sink', () => {
     const reply = await app.inject({ method: 'PUT', url: WEBHOOK_PATH, headers: signed('req-1') });
     expect(reply.statusCode).toBe(202);
     expect(published).toHaveLength(0);
+  });
+
+  it('waits briefly for the commit of the request, then publishes via the webhook', async () => {
+    let checks = 0;
+    const origin = { topic: 'requests', partition: 0, offset: '7' };
+    // Committed at the third check: within the sink's short wait.
+    const { app, published } = await sink(
+      { isRequestCommitted: () => Promise.resolve(++checks >= 3) },
+      pendingSearch({ origin }),
+    );
+    const reply = await app.inject({ method: 'POST', url: WEBHOOK_PATH, headers: signed('req-1') });
+    expect([reply.statusCode, reply.json()]).toEqual([200, { status: 'completed' }]);
+    expect(published.map((p) => [p.event.status, p.event.via])).toEqual([['completed', 'webhook']]);
+  });
+
+  it('answers 202 without an event while the request stays uncommitted', async () => {
+    const origin = { topic: 'requests', partition: 0, offset: '7' };
+    const { app, published, vendor } = await sink(
+      { isRequestCommitted: () => Promise.resolve(false) },
+      pendingSearch({ origin }),
+    );
+    const reply = await app.inject({ method: 'POST', url: WEBHOOK_PATH, headers: signed('req-1') });
+    expect([reply.statusCode, reply.json()]).toEqual([202, { status: 'pending' }]);
+    expect(published).toHaveLength(0);
+    expect(vendor.calls).toBe(0);
   });
 
   it('accepts GET and any content type, ignores the payload, and answers 400 to bad JSON', async () => {

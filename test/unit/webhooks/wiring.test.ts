@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { vehicleAsyncHandler, type CreatedSearch } from '../../../src/handlers/vehicle-async.js';
 import type { VendorClient } from '../../../src/vendor/client.js';
+import { memoryPendingStore } from '../../../src/webhooks/memory-pending-store.js';
 import { createPoller } from '../../../src/webhooks/poller.js';
+import { createVehicleSearchTracker } from '../../../src/webhooks/tracker.js';
 import { settleSearch } from '../../../src/webhooks/completion.js';
 import { harness, pendingSearch, silent } from './helpers.js';
 
@@ -18,6 +20,7 @@ const context = {
   signal: new AbortController().signal,
   metadata: { case: 'B-2' },
   correlation: { key: Buffer.from('ABC1D23'), traceparent: undefined },
+  origin: { topic: 'verification.requests.vehicle-async', partition: 1, offset: '41' },
 };
 
 describe('vehicle-async handler and the tracker', () => {
@@ -32,8 +35,42 @@ describe('vehicle-async handler and the tracker', () => {
     const outcome = await handler({ licensePlate: 'ABC1D23' }, context);
     expect(outcome).toMatchObject({ status: 'accepted', searchId: 's-9' });
     expect(recorded).toEqual([
-      { requestId: 'req-9', searchId: 's-9', metadata: { case: 'B-2' }, correlation: context.correlation },
+      {
+        requestId: 'req-9',
+        searchId: 's-9',
+        metadata: { case: 'B-2' },
+        correlation: context.correlation,
+        origin: context.origin,
+      },
     ]);
+  });
+
+  it('keeps the request origin in the pending entry, for the commit check', async () => {
+    const store = memoryPendingStore();
+    const tracker = createVehicleSearchTracker({
+      vendor: { getVehicleSearch: () => Promise.reject(new Error('not called')) },
+      store,
+      publisher: {
+        publish: () => Promise.resolve(),
+        connect: () => Promise.resolve(),
+        disconnect: () => Promise.resolve(),
+      },
+      settings: {
+        method: 'POST',
+        pollBaseMs: 1_000,
+        pollMaxMs: 8_000,
+        expiryMs: 60_000,
+        claimTtlMs: 5_000,
+        doneTtlMs: 60_000,
+      },
+      logger: silent,
+      isRequestCommitted: () => Promise.resolve(true),
+    });
+    const handler = vehicleAsyncHandler(vendor, {
+      onSearchCreated: (search, signal) => tracker.onSearchCreated(search, signal),
+    });
+    await handler({ licensePlate: 'ABC1D23' }, context);
+    expect(await store.get('req-9')).toMatchObject({ searchId: 's-9', origin: context.origin });
   });
 
   it('fails retryably when the search cannot be recorded, so no accepted result goes out without it', async () => {
