@@ -16,9 +16,11 @@ function main(): void {
   mkdirSync(SCHEMAS_DIR, { recursive: true });
   const schemas = generateJsonSchemas();
   for (const file of readdirSync(SCHEMAS_DIR)) {
-    if (file.endsWith('.json') && !schemas.has(file.slice(0, -'.json'.length))) rmSync(join(SCHEMAS_DIR, file));
+    if (file.endsWith('.json') && !schemas.has(file.slice(0, -'.json'.length)))
+      rmSync(join(SCHEMAS_DIR, file));
   }
-  for (const [name, schema] of schemas) writeFileSync(join(SCHEMAS_DIR, `${name}.json`), renderSchema(schema));
+  for (const [name, schema] of schemas)
+    writeFileSync(join(SCHEMAS_DIR, `${name}.json`), renderSchema(schema));
   console.log(`wrote ${schemas.size} schemas to ${SCHEMAS_DIR}`);
 }
 
