@@ -2,6 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // In CI a JSON report as well, from which .ci/run prints a plain 'N passed, N failed' line.
+    ...(process.env.CI === 'true'
+      ? { reporters: ['default', 'json'], outputFile: { json: '.vitest-report.json' } }
+      : {}),
     projects: [
       {
         test: {
