@@ -12,7 +12,7 @@
  * (started here when the environment names none).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, Partitioners, logLevel, type Admin } from 'kafkajs';
 import { topicNames } from '../src/contract/operations.js';
@@ -42,6 +42,8 @@ interface Scenario {
 
 interface Measured {
   system: 'service' | 'baseline';
+  /** Cores used over the measured span by each process (system, sandbox, broker, registry, Redis, this counter). */
+  coresUsed: Record<string, number>;
   outcomes: number;
   requestsWithOutcome: number;
   duplicateOutcomes: number;
@@ -186,7 +188,13 @@ async function measure(
     const pid = target.child.pid ?? 0;
     // Only the baseline is cut short when it is far slower; the service is always measured in full.
     const capMs = system === 'baseline' ? scenario.baselineCapMs : 600_000;
-    const counted = await countOutcomes(kafka, topics, scenario.requests, capMs, () => cpuSeconds(pid));
+    const others = stackPids();
+    const counted = await countOutcomes(kafka, topics, scenario.requests, capMs, () => ({
+      [system]: cpuSeconds(pid),
+      sandbox: cpuSeconds(sandbox.child.pid ?? 0),
+      ...Object.fromEntries(Object.entries(others).map(([name, other]) => [name, cpuSeconds(other)])),
+      bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+    }));
     const rss = peakRssMiB(pid);
     const vendor = (await (
       await fetch(`http://127.0.0.1:${SANDBOX_PORT}/__sandbox/counters`)
@@ -199,7 +207,8 @@ async function measure(
       duplicateOutcomes: counted.outcomes - counted.requests,
       seconds: round(counted.seconds),
       outcomesPerSecond: round(outcomesPerSecond),
-      cpuSecondsPer1000: round((counted.cpuSeconds / counted.requests) * 1000, 2),
+      cpuSecondsPer1000: round((((counted.cpu[system] ?? 0) * counted.seconds) / counted.requests) * 1000, 2),
+      coresUsed: counted.cpu,
       peakRssMiB: round(rss),
       vendor: {
         billed: vendor.billed,
@@ -250,8 +259,8 @@ async function countOutcomes(
   topics: ReturnType<typeof topicNames>,
   expected: number,
   capMs: number,
-  cpu: () => number,
-): Promise<{ outcomes: number; requests: number; seconds: number; cpuSeconds: number }> {
+  cpu: () => Record<string, number>,
+): Promise<{ outcomes: number; requests: number; seconds: number; cpu: Record<string, number> }> {
   const consumer = kafka.consumer({
     groupId: `${topics.errors}.counter`,
     readUncommitted: false,
@@ -265,7 +274,7 @@ async function countOutcomes(
   const offsets = new Set<string>();
   const requestIds = new Set<string>();
   let first = 0;
-  let cpuAtFirst = 0;
+  let cpuAtFirst: Record<string, number> = {};
   let last = 0;
   await consumer.run({
     eachBatch: async ({ batch }) => {
@@ -287,12 +296,15 @@ async function countOutcomes(
   }
   const cpuAtLast = cpu();
   await consumer.disconnect();
-  return {
-    outcomes: offsets.size,
-    requests: requestIds.size,
-    seconds: Math.max(0.001, (last - first) / 1000),
-    cpuSeconds: cpuAtLast - cpuAtFirst,
-  };
+  const seconds = Math.max(0.001, (last - first) / 1000);
+  // Cores each process used over the measured span: where the machine's two cores went.
+  const cores = Object.fromEntries(
+    Object.entries(cpuAtLast).map(([name, value]) => [
+      name,
+      round((value - (cpuAtFirst[name] ?? 0)) / seconds, 2),
+    ]),
+  );
+  return { outcomes: offsets.size, requests: requestIds.size, seconds, cpu: cores };
 }
 
 /** The requestId of an outcome, framed (magic byte, schema id) or plain JSON. */
@@ -334,6 +346,19 @@ function chart(report: Record<string, unknown>): string {
     `verification-gateway vs a plain kafkajs consumer (commit ${String(report.commit)})`,
     groups,
   );
+}
+
+/** The local stack's processes, from its pid files (none when the stack runs elsewhere). */
+function stackPids(): Record<string, number> {
+  const pids: Record<string, number> = {};
+  for (const name of ['kafka', 'registry', 'redis']) {
+    try {
+      pids[name] = Number(readFileSync(join(ROOT, '.stack', 'run', `${name}.pid`), 'utf8').trim());
+    } catch {
+      // not a local stack
+    }
+  }
+  return pids;
 }
 
 function machine(): Record<string, unknown> {
