@@ -124,9 +124,14 @@ async function main(): Promise<void> {
   }
   const dir = join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'runtime.json'), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(join(dir, 'runtime.svg'), chart(report));
-  console.log(`wrote bench/results/runtime.json and runtime.svg (commit ${commit})`);
+  // Runs of part of the benchmarks, or at other sizes, do not replace the reference results.
+  const partial = ['BENCH_ONLY', 'BENCH_A_REQUESTS', 'BENCH_B_REQUESTS', 'BENCH_B_BASELINE_CAP_MS'].some(
+    (v) => process.env[v],
+  );
+  const name = partial ? 'runtime.partial' : 'runtime';
+  writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  if (!partial) writeFileSync(join(dir, 'runtime.svg'), chart(report));
+  console.log(`wrote bench/results/${name}.json (commit ${commit})`);
 }
 
 async function measure(
