@@ -80,8 +80,14 @@ async function measureQuota(approach: string, replicas: Replica[]): Promise<Quot
   );
 }
 
-/** Keeps `depth` jobs queued in a Bottleneck instance until stopped. */
-function bottleneckReplica(limiter: Bottleneck, depth: number): Replica {
+/**
+ * Keeps `depth` jobs queued in a limiter (anything with schedule) until stopped: each job that
+ * ends schedules the next. Returns start and a stop that ends the refill.
+ */
+function saturate(
+  limiter: { schedule(fn: () => Promise<void>): Promise<unknown> },
+  depth: number,
+): { start(record: () => void): void; halt(): void } {
   let running = true;
   const pump = (record: () => void): void => {
     if (!running) return;
@@ -101,8 +107,21 @@ function bottleneckReplica(limiter: Bottleneck, depth: number): Replica {
     start(record) {
       for (let i = 0; i < depth; i++) pump(record);
     },
-    async stop() {
+    halt() {
       running = false;
+    },
+  };
+}
+
+/** Keeps `depth` jobs queued in a Bottleneck instance until stopped. */
+function bottleneckReplica(limiter: Bottleneck, depth: number): Replica {
+  const load = saturate(limiter, depth);
+  return {
+    start: (record) => {
+      load.start(record);
+    },
+    async stop() {
+      load.halt();
       await limiter.stop({ dropWaitingJobs: true }).catch(() => undefined);
       await limiter.disconnect().catch(() => undefined);
     },
@@ -197,28 +216,13 @@ function ourReplica(redis: Redis | undefined, keyPrefix: string, rateMargin: num
     rateMargin,
     logger: createLogger({ level: 'error' }),
   });
-  const limiter = limiters.get('vehicle');
-  let running = true;
-  const pump = (record: () => void): void => {
-    if (!running) return;
-    limiter
-      .schedule(() => {
-        record();
-        return Promise.resolve();
-      })
-      .then(
-        () => {
-          pump(record);
-        },
-        () => undefined,
-      );
-  };
+  const load = saturate(limiters.get('vehicle'), 200);
   return {
-    start(record) {
-      for (let i = 0; i < 200; i++) pump(record);
+    start: (record) => {
+      load.start(record);
     },
     async stop() {
-      running = false;
+      load.halt();
       await limiters.close();
       redis?.disconnect();
     },
