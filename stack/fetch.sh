@@ -26,6 +26,6 @@ rm -rf "$STACK_DIR/kafka/libs" "$STACK_DIR/apicurio" "$STACK_DIR/markers" "$STAC
 log "fetching Kafka and Apicurio Registry with Maven (~170 MB on a fresh machine)..."
 t0=$(now_ms)
 # (sed: Maven 3.8 prints colour resets even in batch mode)
-mvn -B -q -f "$pom" -Dstyle.color=never package 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >&2
+mvn -B -q -f "$pom" -Dstyle.color=never -Dstack.dir="$STACK_DIR" package 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >&2
 echo "$want" >"$stamp"
 log "fetched in $(( ($(now_ms) - t0) / 1000 ))s"
