@@ -16,6 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, Partitioners, logLevel, type Admin } from 'kafkajs';
 import { topicNames } from '../src/contract/operations.js';
+import type { CounterSnapshot } from '../src/sandbox/counters.js';
 import { cpfFor } from '../src/sandbox/scenarios.js';
 import { contractTopics, ensureTopics } from '../src/producers/topic-setup.js';
 import { barChart } from './chart.js';
@@ -51,7 +52,7 @@ interface Measured {
   outcomesPerSecond: number;
   cpuSecondsPer1000: number;
   peakRssMiB: number;
-  vendor: { billed: number; maxInOneSecond: number; maxInAnySlidingSecond: number; rateLimited: number };
+  vendor: Pick<CounterSnapshot, 'billed' | 'maxInOneSecond' | 'maxInAnySlidingSecond' | 'rateLimited'>;
   achievedPerLimit?: number;
 }
 
