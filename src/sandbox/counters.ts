@@ -65,28 +65,63 @@ class WindowRing {
 
 /**
  * The most calls within any 1,000 ms, by arrival time: an aligned window can hide a burst
- * that straddles two seconds, which a rate limit must not allow either.
+ * that straddles two seconds, which a rate limit must not allow either. Calls are counted when
+ * answered, so arrival times come out of order (a slow answer after a fast one): each is put in
+ * its sorted place, and windows are counted over the sorted times. Times older than the newest
+ * by more than SETTLE_MS (far longer than any answer takes) are folded into `settledMax` and
+ * dropped, which bounds the memory of a long-running sandbox.
  */
+const SETTLE_MS = 120_000;
+const COMPACT_AT = 50_000;
+
 class SlidingSecond {
   private times: number[] = [];
-  private head = 0;
-  max = 0;
+  private settledMax = 0;
 
   add(atMs: number): void {
-    this.times.push(atMs);
-    while ((this.times[this.head] ?? atMs) <= atMs - 1000) this.head += 1;
-    this.max = Math.max(this.max, this.times.length - this.head);
-    if (this.head > 4096) {
-      this.times = this.times.slice(this.head);
-      this.head = 0;
+    let low = this.times.length;
+    // Nearly sorted input: walk back from the end, then binary search the rest.
+    if (low > 0 && (this.times[low - 1] ?? 0) > atMs) {
+      let high = low - 1;
+      low = 0;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if ((this.times[mid] ?? 0) <= atMs) low = mid + 1;
+        else high = mid;
+      }
     }
+    this.times.splice(low, 0, atMs);
+    if (this.times.length >= COMPACT_AT) this.compact();
+  }
+
+  get max(): number {
+    return Math.max(this.settledMax, windowMax(this.times, this.times.length));
   }
 
   clear(): void {
     this.times = [];
-    this.head = 0;
-    this.max = 0;
+    this.settledMax = 0;
   }
+
+  private compact(): void {
+    const cutoff = (this.times[this.times.length - 1] ?? 0) - SETTLE_MS;
+    let settled = 0;
+    while (settled < this.times.length && (this.times[settled] ?? 0) < cutoff) settled += 1;
+    this.settledMax = Math.max(this.settledMax, windowMax(this.times, settled));
+    this.times = this.times.slice(settled);
+  }
+}
+
+/** Most sorted times within [t, t + 1000) for a window starting at each of the first `starts`. */
+function windowMax(times: readonly number[], starts: number): number {
+  let most = 0;
+  let end = 0;
+  for (let i = 0; i < starts; i += 1) {
+    const from = times[i] ?? 0;
+    while (end < times.length && (times[end] ?? 0) < from + 1000) end += 1;
+    most = Math.max(most, end - i);
+  }
+  return most;
 }
 
 export class Counters {
