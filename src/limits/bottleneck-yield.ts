@@ -1,13 +1,17 @@
 import Bottleneck from 'bottleneck';
 
 /**
- * bottleneck 2.19.5 (unmaintained since 2019) yields to the event loop between the steps of
- * every job with `setTimeout(resolve, 0)` (LocalDatastore#yieldLoop), and serialises
- * submissions behind a lock. Node clamps a 0 ms timer to at least 1 ms, so one limiter starts
- * at most ~400 jobs a second however high maxConcurrent is. Measured on this 2-core machine,
- * 20,000 no-op jobs: 2,538 µs/job (394 jobs/s) as shipped; 136 µs/job (7,376 jobs/s) when the
- * same yield uses setImmediate. The yield's purpose (let I/O run between steps) is kept; only
- * the timer clamp goes. Every call site passes no delay (`yieldLoop()`), which this checks.
+ * bottleneck 2.19.5 (unmaintained since 2019) yields between the steps of every job with
+ * `setTimeout(resolve, 0)` (LocalDatastore#yieldLoop), and serialises submissions behind a lock,
+ * so one limiter starts at most one job per turn of the event loop. Node clamps that timer to
+ * 1 ms: ~400 jobs a second. A macrotask yield (setImmediate) still costs a whole turn per job,
+ * and a turn under load is long. Measured on this 2-core machine, 20,000 no-op jobs with
+ * maxConcurrent 256 (node /tmp bench, same run):
+ *   setImmediate: 5,822 jobs/s idle, 836 with the loop busy 0.5 ms a turn;
+ *   microtask:    7,867 jobs/s idle, 6,308 with the loop busy 0.5 ms a turn.
+ * So the yield is a resolved promise: still asynchronous (a job never runs inside schedule()),
+ * no longer a turn of the loop. Every call site passes no delay (`yieldLoop()`), which this
+ * checks; a delayed yield keeps the original timer.
  */
 interface YieldingStore {
   yieldLoop(this: YieldingStore & { Promise: PromiseConstructor }, delayMs?: number): Promise<void>;
@@ -15,7 +19,7 @@ interface YieldingStore {
 
 let patched = false;
 
-export function useImmediateYield(): void {
+export function useMicrotaskYield(): void {
   if (patched) return;
   const probe = new Bottleneck();
   const store = (probe as unknown as { _store?: unknown })._store;
@@ -28,14 +32,12 @@ export function useImmediateYield(): void {
   }
   proto.yieldLoop = function yieldLoop(delayMs = 0) {
     if (delayMs > 0) return original.call(this, delayMs);
-    return new this.Promise<void>((resolve) => {
-      setImmediate(resolve);
-    });
+    return this.Promise.resolve();
   };
   patched = true;
   void probe.stop();
 }
 
-export function isImmediateYieldInUse(): boolean {
+export function isMicrotaskYieldInUse(): boolean {
   return patched;
 }

@@ -1,7 +1,7 @@
 import Bottleneck from 'bottleneck';
 import type { Operation } from '../contract/operations.js';
 import type { Logger } from '../observability/logger.js';
-import { useImmediateYield } from './bottleneck-yield.js';
+import { useMicrotaskYield } from './bottleneck-yield.js';
 import { abortError, LimiterClosedError, QuotaUnavailableError } from './errors.js';
 import type { QuotaStore, SlotToken } from './quota-store.js';
 import { HOUR_MS } from './settings.js';
@@ -46,7 +46,7 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
   const { operation, store, now } = deps;
   const logger = deps.logger.child({ component: 'limits', operation });
   const sleeper = createSleeper(now);
-  useImmediateYield();
+  useMicrotaskYield();
   const bottleneck = new Bottleneck({ maxConcurrent: deps.settings.maxConcurrent });
   bottleneck.on('error', (error: unknown) => {
     logger.error({ err: error }, 'local scheduler failed');

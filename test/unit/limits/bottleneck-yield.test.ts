@@ -1,14 +1,14 @@
 import Bottleneck from 'bottleneck';
 import { describe, expect, it } from 'vitest';
-import { isImmediateYieldInUse, useImmediateYield } from '../../../src/limits/bottleneck-yield.js';
+import { isMicrotaskYieldInUse, useMicrotaskYield } from '../../../src/limits/bottleneck-yield.js';
 
 describe('bottleneck yield patch', () => {
-  it('replaces the 1 ms timer yield by setImmediate and keeps concurrency and order', async () => {
-    useImmediateYield();
-    expect(isImmediateYieldInUse()).toBe(true);
+  it('replaces the 1 ms timer yield by a microtask and keeps concurrency and order', async () => {
+    useMicrotaskYield();
+    expect(isMicrotaskYieldInUse()).toBe(true);
     const limiter = new Bottleneck({ maxConcurrent: 2 });
     const store = (limiter as unknown as { _store: { yieldLoop(): Promise<void> } })._store;
-    expect(store.yieldLoop.toString()).toContain('setImmediate');
+    expect(store.yieldLoop.toString()).not.toContain('setTimeout');
     let running = 0;
     let most = 0;
     const order: number[] = [];
@@ -30,7 +30,7 @@ describe('bottleneck yield patch', () => {
   });
 
   it('yields before a job starts rather than running it synchronously', async () => {
-    useImmediateYield();
+    useMicrotaskYield();
     const limiter = new Bottleneck({ maxConcurrent: 1 });
     let ran = false;
     const job = limiter.schedule(() => {
@@ -40,6 +40,23 @@ describe('bottleneck yield patch', () => {
     expect(ran).toBe(false);
     await job;
     expect(ran).toBe(true);
+    await limiter.stop();
+  });
+
+  it('lets a job submitted behind many start without a turn of the event loop per job', async () => {
+    useMicrotaskYield();
+    const limiter = new Bottleneck({ maxConcurrent: 1000 });
+    let turns = 0;
+    let counting = true;
+    const tick = (): void => {
+      turns += 1;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await Promise.all(Array.from({ length: 500 }, () => limiter.schedule(() => Promise.resolve())));
+    counting = false;
+    // With a macrotask yield each of the 500 submissions waited for its own turn.
+    expect(turns).toBeLessThan(50);
     await limiter.stop();
   });
 });
