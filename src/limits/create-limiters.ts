@@ -6,7 +6,7 @@ import { createRedisQuotaStore } from './redis-quota-store.js';
 import { spacingMs, validateMargin, validateSettings } from './settings.js';
 import type { LimiterDeps, Limiters, SpendCapListener } from './types.js';
 
-export const DEFAULT_RATE_MARGIN = 0.02;
+export const DEFAULT_RATE_MARGIN = 0.035;
 
 const preciseNow = (): number => performance.timeOrigin + performance.now();
 
@@ -36,7 +36,7 @@ export function createLimiters(deps: LimiterDeps): Limiters {
     const { ratePerSecond, spendCapPerHour } = deps.settings[operation];
     const quota = { spacingMs: spacingMs(ratePerSecond, margin), spendCapPerHour };
     return deps.redis
-      ? createRedisQuotaStore({ ...quota, redis: deps.redis, key: `${deps.keyPrefix}:${operation}` })
+      ? createRedisQuotaStore({ ...quota, redis: deps.redis, key: `${deps.keyPrefix}:${operation}`, now })
       : createMemoryQuotaStore(quota, now);
   };
 
@@ -50,7 +50,7 @@ export function createLimiters(deps: LimiterDeps): Limiters {
         shared: deps.redis !== undefined,
         logger: deps.logger,
         now,
-        lateToleranceMs: Math.max(2, margin * 500),
+        lateToleranceMs: Math.max(2, margin * 300),
         onSpendCap,
       }),
     ]),

@@ -9,10 +9,12 @@ import { createSleeper } from './sleeper.js';
 import type { OperationLimiter, OperationLimitSettings } from './types.js';
 
 /**
- * A shared backoff set by another replica reaches this one on its next reservation; a call
- * that has waited this long for its slot asks Redis again before starting.
+ * A shared backoff set by another replica reaches this one on its next reservation; while calls
+ * sleep towards their slots, Redis is also asked this often, in the background, so that a call
+ * wakes knowing of a backoff that began meanwhile. Asking on waking instead (a round trip before
+ * every start) shifted each start by that round trip's jitter, which bunched calls.
  */
-const RECHECK_BACKOFF_AFTER_MS = 50;
+const BACKOFF_REFRESH_MS = 20;
 /** A call that woke later than its tolerance takes a new slot this many times, then starts anyway. */
 const MAX_LATE_RETRIES = 3;
 const LATE_WARNING_INTERVAL_MS = 10_000;
@@ -86,20 +88,47 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
     });
   }
 
-  async function backoffBegan(waitedMs: number): Promise<boolean> {
-    if (backoffUntil <= now() && deps.shared && waitedMs >= RECHECK_BACKOFF_AFTER_MS) {
-      const left = await quota(() => store.backoffRemaining());
-      if (left > 0) backoffUntil = Math.max(backoffUntil, now() + left);
+  let sleepers = 0;
+  let refresher: NodeJS.Timeout | undefined;
+  let refreshing = false;
+  function refreshBackoff(): void {
+    if (refreshing) return;
+    refreshing = true;
+    store
+      .backoffRemaining()
+      .then((left) => {
+        if (left > 0) backoffUntil = Math.max(backoffUntil, now() + left);
+      })
+      .catch((error: unknown) => {
+        logger.debug({ err: error }, 'could not read the shared backoff');
+      })
+      .finally(() => {
+        refreshing = false;
+      });
+  }
+
+  /** Sleeps until a reserved slot, refreshing the shared backoff meanwhile. */
+  async function sleepToSlot(due: number, signal: AbortSignal | undefined): Promise<void> {
+    if (deps.shared && due > now()) {
+      sleepers += 1;
+      refresher ??= setInterval(refreshBackoff, BACKOFF_REFRESH_MS).unref();
     }
-    return backoffUntil > now();
+    try {
+      await sleeper.until(due, signal);
+    } finally {
+      if (deps.shared && sleepers > 0 && --sleepers === 0) {
+        clearInterval(refresher);
+        refresher = undefined;
+      }
+    }
   }
 
   /**
-   * After sleeping to a slot due at `due`: false when a backoff began or the call would start
-   * too late to use it.
+   * On waking at a slot due at `due`: false when a backoff began or the call would start too
+   * late to use it. Synchronous, so that nothing stands between waking and starting.
    */
-  async function canStart(waitedMs: number, due: number, lateRetries: { count: number }): Promise<boolean> {
-    if (await backoffBegan(waitedMs)) return false;
+  function canStart(due: number, lateRetries: { count: number }): boolean {
+    if (backoffUntil > now()) return false;
     const lateMs = now() - due;
     if (lateMs <= deps.lateToleranceMs) return true;
     if (lateRetries.count < MAX_LATE_RETRIES) {
@@ -125,8 +154,9 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
     for (;;) {
       if (backoffUntil > now()) await sleeper.until(backoffUntil, signal);
       const admission = await quota(() => store.reserve());
-      // Lateness counts from the answer: the round trip to Redis is not the event loop lagging,
-      // and counting it made every call under load give its slot back and ask again.
+      // Lateness counts from the slot's start on this clock (dueAt), else from the answer: the
+      // round trip to Redis is not the event loop lagging, and counting it made every call
+      // under load give its slot back and ask again.
       const answered = now();
       if (admission.kind === 'backoff') {
         backoffUntil = Math.max(backoffUntil, now() + admission.waitMs);
@@ -137,9 +167,12 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
         await sleeper.until(now() + admission.waitMs, signal);
         continue;
       }
+      const due = admission.dueAt ?? answered + admission.waitMs;
       try {
-        await sleeper.until(answered + admission.waitMs, signal);
-        if (!(await canStart(admission.waitMs, answered + admission.waitMs, lateRetries))) {
+        await sleepToSlot(due, signal);
+        // Only a call that waited for its slot can crowd the calls after it by starting late;
+        // a slot that was free when asked has none queued right behind it.
+        if (!canStart(admission.waitMs > 0 ? due : Infinity, lateRetries)) {
           await giveBack(admission.token);
           continue;
         }
@@ -217,6 +250,7 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
       if (closed) return;
       closed = true;
       sleeper.cancelAll(new LimiterClosedError());
+      clearInterval(refresher);
       await bottleneck.stop({ dropWaitingJobs: true, dropErrorMessage: 'limiter closed' });
     },
   };

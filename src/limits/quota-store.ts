@@ -7,8 +7,13 @@ export interface SlotToken {
 }
 
 export type Admission =
-  /** Start after waitMs. started: calls started in this hour window, when the store counts them. */
-  | { kind: 'slot'; waitMs: number; token: SlotToken; started: number | undefined }
+  /**
+   * Start after waitMs (0: the slot was free when asked). dueAt: the slot's start on the caller's
+   * clock, when the store knows it; without it the wait counts from when the answer was read,
+   * which hides the time an answer sat unread behind a busy event loop. started: calls started
+   * in this hour window, when the store counts them.
+   */
+  | { kind: 'slot'; waitMs: number; dueAt?: number; token: SlotToken; started: number | undefined }
   | { kind: 'backoff'; waitMs: number }
   | { kind: 'spend-cap'; waitMs: number; resumeAt: number; started: number };
 
@@ -61,7 +66,7 @@ export function createMemoryQuotaStore(settings: QuotaSettings, now: () => numbe
       tat = start + settings.spacingMs;
       count += 1;
       const token = { tat: String(tat), window };
-      return Promise.resolve({ kind: 'slot', waitMs: start - at, token, started: count });
+      return Promise.resolve({ kind: 'slot', waitMs: start - at, dueAt: start, token, started: count });
     },
     release(token) {
       if (String(tat) === token.tat) tat -= settings.spacingMs;

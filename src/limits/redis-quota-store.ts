@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { createClockOffset } from './clock-offset.js';
 import type { Admission, QuotaSettings, QuotaStore } from './quota-store.js';
 import { HOUR_MS } from './settings.js';
 
@@ -115,6 +116,8 @@ export interface RedisQuotaStoreOptions extends QuotaSettings {
   redis: Redis;
   /** Unique per operation and deployment; replicas sharing it share the quota. */
   key: string;
+  /** This process's clock (ms), the one the limiter sleeps on. */
+  now: () => number;
 }
 
 export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaStore {
@@ -123,9 +126,11 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaSto
   const keys = { tat: `${tag}:tat`, backoff: `${tag}:backoff`, spend: `${tag}:spend` };
   const spacingUs = Math.ceil(options.spacingMs * 1000);
   const cap = options.spendCapPerHour ?? 0;
+  const clock = createClockOffset();
 
   return {
     async reserve(): Promise<Admission> {
+      const sentAt = options.now();
       const reply = await run(
         redis,
         RESERVE,
@@ -143,9 +148,16 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaSto
         };
       }
       const token = { tat: text(reply, 2), window: field(reply, 4) };
+      // The slot on Redis's clock, then on ours: a sleep counted from when the answer was read
+      // would start late by however long the answer waited for a busy event loop, unnoticed,
+      // and such hidden lateness bunched calls past the limit.
+      const waitUs = field(reply, 1);
+      const slotUs = Number(token.tat) - spacingUs;
+      clock.sample(sentAt, options.now(), (slotUs - waitUs) / 1000);
       return {
         kind: 'slot',
-        waitMs: field(reply, 1) / 1000,
+        waitMs: waitUs / 1000,
+        dueAt: slotUs / 1000 + clock.offsetMs,
         token,
         started: cap > 0 ? field(reply, 3) : undefined,
       };

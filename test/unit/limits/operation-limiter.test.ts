@@ -105,18 +105,38 @@ describe('operation limiter and its quota store', () => {
     expect(reserve).toHaveBeenCalledTimes(1);
   });
 
-  it('asks the shared store for a backoff after a long wait and waits it out', async () => {
+  it('refreshes the shared backoff while a call sleeps, and the call waits it out', async () => {
+    // The first background read (20 ms in) finds a 300 ms backoff set by another replica.
     const { store, released } = scriptedStore([slot(100, 'a'), slot(0, 'b')], [300]);
     const fn = vi.fn(() => Promise.resolve());
     const call = limiterWith(store).schedule(fn);
     await vi.advanceTimersByTimeAsync(150);
     expect(fn).not.toHaveBeenCalled();
     expect(released).toEqual(['a']);
-    await vi.advanceTimersByTimeAsync(200);
+    await vi.advanceTimersByTimeAsync(160);
     expect(fn).not.toHaveBeenCalled();
-    await vi.advanceTimersByTimeAsync(100);
+    await vi.advanceTimersByTimeAsync(20);
     await call;
     expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('counts lateness from the slot on this clock, including time the answer sat unread', async () => {
+    // The store knows the slot began 15 ms before the answer was read (the event loop was busy):
+    // waking "on time" by the answer's wait would be 15 ms late for the slot.
+    const late: Admission = {
+      kind: 'slot',
+      waitMs: 5,
+      dueAt: Date.now() - 15,
+      token: { tat: 'a', window: 0 },
+      started: undefined,
+    };
+    const { store, released, reserve } = scriptedStore([late, slot(0, 'b')]);
+    const fn = vi.fn(() => Promise.resolve('ok'));
+    const call = limiterWith(store, false).schedule(fn);
+    await vi.advanceTimersByTimeAsync(10);
+    await expect(call).resolves.toBe('ok');
+    expect(released).toEqual(['a']);
+    expect(reserve).toHaveBeenCalledTimes(2);
   });
 
   it('rejects with a retryable QuotaUnavailableError when the store fails, without calling fn', async () => {

@@ -12,7 +12,7 @@ function fakeRedis(reply: unknown, evalshaError = new Error('NOSCRIPT No matchin
 }
 
 const storeOn = (redis: Redis, spendCapPerHour?: number) =>
-  createRedisQuotaStore({ redis, key: 'gw:vehicle', spacingMs: 3.4, spendCapPerHour });
+  createRedisQuotaStore({ redis, key: 'gw:vehicle', spacingMs: 3.4, spendCapPerHour, now: () => 1000 });
 
 describe('redis quota store', () => {
   it('falls back to EVAL when Redis has forgotten the script, with keys in one hash slot', async () => {
@@ -20,6 +20,8 @@ describe('redis quota store', () => {
     await expect(storeOn(redis).reserve()).resolves.toEqual({
       kind: 'slot',
       waitMs: 2.5,
+      // The clock (1000) answered at once, so the slot is due 2.5 ms after it on this clock.
+      dueAt: expect.closeTo(1002.5, 3) as unknown,
       token: { tat: '1763717000123456', window: 490199 },
       started: undefined,
     });
