@@ -77,6 +77,8 @@ const COMPACT_AT = 50_000;
 class SlidingSecond {
   private times: number[] = [];
   private settledMax = 0;
+  /** Compacting again before this many more times arrive would scan the same times again. */
+  private compactAt = COMPACT_AT;
 
   add(atMs: number): void {
     let low = this.times.length;
@@ -91,7 +93,7 @@ class SlidingSecond {
       }
     }
     this.times.splice(low, 0, atMs);
-    if (this.times.length >= COMPACT_AT) this.compact();
+    if (this.times.length >= this.compactAt) this.compact();
   }
 
   get max(): number {
@@ -101,6 +103,7 @@ class SlidingSecond {
   clear(): void {
     this.times = [];
     this.settledMax = 0;
+    this.compactAt = COMPACT_AT;
   }
 
   private compact(): void {
@@ -109,6 +112,7 @@ class SlidingSecond {
     while (settled < this.times.length && (this.times[settled] ?? 0) < cutoff) settled += 1;
     this.settledMax = Math.max(this.settledMax, windowMax(this.times, settled));
     this.times = this.times.slice(settled);
+    this.compactAt = this.times.length + COMPACT_AT;
   }
 }
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Counters } from '../../../src/sandbox/counters.js';
 
 describe('sandbox counters', () => {
@@ -57,5 +57,16 @@ describe('sandbox counters', () => {
     expect(counters.snapshot().maxInAnySlidingSecond).toBe(100);
     for (let i = 0; i < 150; i += 1) counters.recordBilled(0, 'vehicle', undefined, 700_000);
     expect(counters.snapshot().maxInAnySlidingSecond).toBe(150);
+  });
+
+  it('compact the sliding window once per 50,000 calls, not on every call past that', () => {
+    const counters = new Counters();
+    const sliding = (counters as unknown as { billableSliding: object }).billableSliding;
+    const compact = vi.spyOn(Object.getPrototypeOf(sliding) as { compact(): void }, 'compact');
+    // 60,000 calls within one minute: none old enough to fold away, so the window keeps them all.
+    for (let i = 0; i < 60_000; i += 1) counters.recordBilled(0, 'vehicle', undefined, i);
+    expect(compact).toHaveBeenCalledTimes(1);
+    expect(counters.snapshot().maxInAnySlidingSecond).toBe(1000);
+    compact.mockRestore();
   });
 });
