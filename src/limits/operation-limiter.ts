@@ -18,6 +18,8 @@ const BACKOFF_REFRESH_MS = 20;
 /** A call that woke later than its tolerance takes a new slot this many times, then starts anyway. */
 const MAX_LATE_RETRIES = 3;
 const LATE_WARNING_INTERVAL_MS = 10_000;
+/** The most calls one bottleneck job carries (see enqueue). */
+const MAX_GROUP = 32;
 
 export interface OperationLimiterDeps {
   operation: Operation;
@@ -226,10 +228,41 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
             running -= 1;
           });
       };
-      bottleneck.schedule(job).catch(() => {
-        fail(new LimiterClosedError());
-      });
+      enqueue({ job, fail });
     });
+  }
+
+  /**
+   * Calls scheduled in the same turn of the event loop go to bottleneck as one job weighing as
+   * many calls (up to `groupSize`): its queue and maxConcurrent hold as before, while its
+   * per-job cost (a serialised submit path, about 100 µs of CPU) is paid once a group. A group
+   * holds its weight until its last call ends, so groups stay small against maxConcurrent.
+   */
+  const groupSize = Math.max(1, Math.min(MAX_GROUP, Math.floor(deps.settings.maxConcurrent / 8)));
+  interface Entry {
+    job: () => Promise<void>;
+    fail: (error: unknown) => void;
+  }
+  let pendingEntries: Entry[] = [];
+  let flushing: NodeJS.Immediate | undefined;
+
+  function enqueue(entry: Entry): void {
+    pendingEntries.push(entry);
+    flushing ??= setImmediate(flush);
+  }
+
+  function flush(): void {
+    flushing = undefined;
+    const entries = pendingEntries;
+    pendingEntries = [];
+    for (let from = 0; from < entries.length; from += groupSize) {
+      const group = entries.slice(from, from + groupSize);
+      bottleneck
+        .schedule({ weight: group.length }, () => Promise.allSettled(group.map((entry) => entry.job())))
+        .catch(() => {
+          for (const entry of group) entry.fail(new LimiterClosedError());
+        });
+    }
   }
 
   return {
@@ -250,6 +283,9 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
       if (closed) return;
       closed = true;
       sleeper.cancelAll(new LimiterClosedError());
+      clearImmediate(flushing);
+      for (const entry of pendingEntries) entry.fail(new LimiterClosedError());
+      pendingEntries = [];
       clearInterval(refresher);
       await bottleneck.stop({ dropWaitingJobs: true, dropErrorMessage: 'limiter closed' });
     },

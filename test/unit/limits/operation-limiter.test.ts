@@ -1,3 +1,4 @@
+import Bottleneck from 'bottleneck';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { QuotaUnavailableError } from '../../../src/limits/errors.js';
 import {
@@ -37,10 +38,10 @@ const slot = (waitMs: number, tat: string): Admission => ({
 let lag = 0;
 let limiter: ManagedOperationLimiter | undefined;
 
-function limiterWith(store: QuotaStore, shared = true): ManagedOperationLimiter {
+function limiterWith(store: QuotaStore, shared = true, maxConcurrent = 4): ManagedOperationLimiter {
   limiter = createOperationLimiter({
     operation: 'vehicle',
-    settings: { ratePerSecond: 10, maxConcurrent: 4 },
+    settings: { ratePerSecond: 10, maxConcurrent },
     store,
     shared,
     logger: silentLogger,
@@ -65,6 +66,28 @@ afterEach(async () => {
 });
 
 describe('operation limiter and its quota store', () => {
+  it('hands calls made in one turn to bottleneck in groups, within maxConcurrent', async () => {
+    const submit = vi.spyOn(Bottleneck.prototype, 'schedule');
+    const answers = Array.from({ length: 100 }, (_, i) => slot(0, `s${String(i)}`));
+    const { store } = scriptedStore(answers);
+    const scheduler = limiterWith(store, false, 16); // groups of 16 / 8 = 2 calls
+    let running = 0;
+    let most = 0;
+    const call = async (): Promise<void> => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      running -= 1;
+    };
+    const calls = Array.from({ length: 40 }, () => scheduler.schedule(call));
+    await vi.advanceTimersByTimeAsync(100);
+    await Promise.all(calls);
+    // 20 bottleneck jobs of weight 2 for 40 calls: its per-job cost paid once a group.
+    expect(submit.mock.calls.filter((args) => typeof args[0] === 'object')).toHaveLength(20);
+    expect(most).toBe(16);
+    submit.mockRestore();
+  });
+
   it('a call that wakes later than the tolerance gives its slot back and takes a new one', async () => {
     const { store, released, reserve } = scriptedStore([slot(30, 'a'), slot(0, 'b')]);
     const fn = vi.fn(() => Promise.resolve('ok'));
