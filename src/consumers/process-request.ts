@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import type { Logger } from 'pino';
 import {
   requestEnvelopeSchema,
   type ErrorEnvelope,
@@ -10,6 +9,7 @@ import {
 import type { Operation } from '../contract/operations.js';
 import { AppError, InvalidRequestError, toAppError } from '../errors.js';
 import type { HandlerContext, HandlerOutcome, Handlers, RequestCorrelation } from '../handlers/types.js';
+import type { RequestLogger } from '../observability/logger.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { decideRetry, type RetrySettings } from './retry-policy.js';
@@ -58,7 +58,7 @@ export async function processRequest(
   deps: ProcessDeps,
   incoming: IncomingRequest,
   signal: AbortSignal,
-  log: Logger,
+  log: RequestLogger,
 ): Promise<ProcessOutcome> {
   const receivedAt = deps.now();
   const read = await readRequest(deps, incoming);
@@ -166,7 +166,7 @@ async function callWithRetries(
   context: Omit<HandlerContext, 'signal'>,
   params: Record<string, unknown>,
   signal: AbortSignal,
-  log: Logger,
+  log: RequestLogger,
 ): Promise<{ outcome: HandlerOutcome; attempts: number }> {
   const handler = deps.handlers[operation];
   const limiter = deps.limiterFor(operation);

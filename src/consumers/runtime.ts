@@ -1,6 +1,7 @@
 import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
+import { lazyChild } from '../observability/logger.js';
 import { readTraceparent } from '../producers/headers.js';
 import {
   recordForError,
@@ -184,11 +185,11 @@ export class Runtime {
   }
 
   private async work(state: PartitionState, message: KafkaMessage): Promise<void> {
-    const log = this.deps.logger.child({
+    const log = lazyChild(this.deps.logger, () => ({
       topic: state.topic,
       partition: state.partition,
       offset: message.offset,
-    });
+    }));
     const correlation = { key: message.key, traceparent: readTraceparent(message.headers) };
     const incoming = {
       operation: state.operation,

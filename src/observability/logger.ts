@@ -56,3 +56,27 @@ export function createLogger(settings: LoggerSettings): Logger {
   };
   return settings.destination ? pino(options, settings.destination) : pino(options);
 }
+
+/** The part of a logger that per-request code uses. */
+export type RequestLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
+
+/**
+ * A child logger made on its first line, not before: most requests log nothing, and pino's
+ * child() (bindings serialised, redaction set up) cost about 3% of the CPU of a request at
+ * thousands of requests a second.
+ */
+export function lazyChild(parent: Logger, bindings: () => Record<string, unknown>): RequestLogger {
+  let child: Logger | undefined;
+  const get = (): Logger => (child ??= parent.child(bindings()));
+  return {
+    info: (...args: Parameters<Logger['info']>) => {
+      get().info(...args);
+    },
+    warn: (...args: Parameters<Logger['warn']>) => {
+      get().warn(...args);
+    },
+    error: (...args: Parameters<Logger['error']>) => {
+      get().error(...args);
+    },
+  };
+}
