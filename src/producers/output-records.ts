@@ -3,7 +3,7 @@ import type { ErrorEnvelope, ResultEnvelope, VehicleSearchEvent } from '../contr
 import type { TopicNames } from '../contract/operations.js';
 import { buildHeaders } from './headers.js';
 import { fitResult } from './shrink-result.js';
-import type { ValueCodec } from './value-codec.js';
+import { isFramed, type ValueCodec } from './value-codec.js';
 
 /** A message ready to be sent inside a transaction. */
 export interface OutputRecord {
@@ -37,30 +37,17 @@ export async function recordsForResult(
   result: ResultEnvelope,
   correlation: Correlation,
 ): Promise<OutputRecord[]> {
-  const fitted = fitResult(result, deps.resultMaxBytes);
-  if (!fitted) {
-    const error: ErrorEnvelope = {
-      requestId: result.requestId,
-      operation: result.operation,
-      attempts: result.attempts,
-      failedAt: deps.now().toISOString(),
-      error: {
-        kind: 'result_too_large',
-        message: `result exceeds RESULT_MAX_BYTES (${deps.resultMaxBytes}) even without its images`,
-        retryable: false,
-      },
-      request: { requestId: result.requestId, params: result.params },
-      origin: result.origin,
-      ...(result.metadata ? { metadata: result.metadata } : {}),
-    };
-    return [await recordForError(deps, error, correlation)];
+  const topic = deps.topics.result(result.operation);
+  const cloudEvent = { type: `verification.result.${result.operation}`, subject: result.requestId };
+  // Encoded whole first: nearly every result fits, and measuring it apart cost a second
+  // JSON.stringify of every result.
+  let record = await encode(deps, topic, result, correlation, cloudEvent);
+  if (jsonBytes(record.value) > deps.resultMaxBytes) {
+    const fitted = fitResult(result, deps.resultMaxBytes);
+    if (!fitted) return [await recordForError(deps, tooLarge(deps, result), correlation)];
+    record = await encode(deps, topic, fitted.envelope, correlation, cloudEvent);
   }
-  const records = [
-    await encode(deps, deps.topics.result(result.operation), fitted.envelope, correlation, {
-      type: `verification.result.${result.operation}`,
-      subject: result.requestId,
-    }),
-  ];
+  const records = [record];
   if (result.operation === 'vehicle-async' && result.status === 'accepted' && result.searchId !== undefined) {
     const pending: VehicleSearchEvent = {
       requestId: result.requestId,
@@ -94,6 +81,28 @@ export function recordForEvent(
     type: `verification.event.vehicle-search.${event.status}`,
     subject: event.requestId,
   });
+}
+
+/** Bytes of the JSON in an encoded value: without the registry's 5-byte frame, if framed. */
+function jsonBytes(value: Buffer): number {
+  return isFramed(value) ? value.length - 5 : value.length;
+}
+
+function tooLarge(deps: OutputDeps, result: ResultEnvelope): ErrorEnvelope {
+  return {
+    requestId: result.requestId,
+    operation: result.operation,
+    attempts: result.attempts,
+    failedAt: deps.now().toISOString(),
+    error: {
+      kind: 'result_too_large',
+      message: `result exceeds RESULT_MAX_BYTES (${deps.resultMaxBytes}) even without its images`,
+      retryable: false,
+    },
+    request: { requestId: result.requestId, params: result.params },
+    origin: result.origin,
+    ...(result.metadata ? { metadata: result.metadata } : {}),
+  };
 }
 
 async function encode(
