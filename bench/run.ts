@@ -17,7 +17,9 @@ import { join } from 'node:path';
 import { Kafka, Partitioners, logLevel, type Admin } from 'kafkajs';
 import { topicNames } from '../src/contract/operations.js';
 import type { CounterSnapshot } from '../src/sandbox/counters.js';
+import { parseParams } from '../src/contract/params.js';
 import { cpfFor } from '../src/sandbox/scenarios.js';
+import { createVendorClient } from '../src/vendor/client.js';
 import { contractTopics, ensureTopics } from '../src/producers/topic-setup.js';
 import { barChart } from './chart.js';
 import { ROOT, cpuSeconds, peakRssMiB, startNode, stop, type Started } from './processes.js';
@@ -125,6 +127,7 @@ async function main(): Promise<void> {
         service,
         baseline,
         ratios: ratios(service, baseline),
+        ...(scenario.id === 'a' ? { vendorAlone: await vendorAlone() } : {}),
       };
       console.log(`(${scenario.id}) ${scenario.title}`, JSON.stringify(report[scenario.id], null, 2));
     }
@@ -248,6 +251,69 @@ async function measure(
     if (target) await stop(target);
     await stop(sandbox);
   }
+}
+
+/**
+ * The machine's ceiling for (a) without Kafka: the sandbox alone, called by the same vendor
+ * client as the service from this process, 64 calls at a time for 5 s after 1 s of warm-up.
+ * No service can return results faster than this machine answers the calls behind them.
+ */
+async function vendorAlone(): Promise<Record<string, unknown>> {
+  const sandbox = await startNode(
+    ['src/cli.ts', 'sandbox'],
+    {
+      SANDBOX_PORT: String(SANDBOX_PORT),
+      SANDBOX_API_KEY: API_KEY,
+      SANDBOX_LOG_LEVEL: 'info',
+      NODE_OPTIONS: process.env.BENCH_SANDBOX_NODE_OPTIONS ?? SMALL_YOUNG_GENERATION,
+    },
+    'sandbox ready',
+  );
+  const vendor = createVendorClient({
+    baseUrl: `http://127.0.0.1:${SANDBOX_PORT}`,
+    apiKey: API_KEY,
+    connections: 64,
+  });
+  const params = Array.from({ length: 1000 }, (_, i) => {
+    const parsed = parseParams('lawsuits-summary', { taxId: cpfFor('happy', i) });
+    if (!parsed.ok) throw new Error(parsed.message);
+    return parsed.params;
+  });
+  try {
+    const run = async (ms: number): Promise<number> => {
+      const until = Date.now() + ms;
+      let calls = 0;
+      await Promise.all(
+        Array.from({ length: 64 }, async (_, worker) => {
+          for (let i = worker; Date.now() < until; i += 64) {
+            await vendor.lawsuitsSummary(params[i % params.length] ?? params[0]!);
+            calls += 1;
+          }
+        }),
+      );
+      return calls;
+    };
+    await run(1_000);
+    const pid = sandbox.child.pid ?? 0;
+    const before = { sandbox: cpuSeconds(pid), client: clientCpu(), at: Date.now() };
+    const calls = await run(5_000);
+    const seconds = (Date.now() - before.at) / 1000;
+    return {
+      callsPerSecond: round(calls / seconds),
+      coresUsed: {
+        sandbox: round((cpuSeconds(pid) - before.sandbox) / seconds, 2),
+        client: round((clientCpu() - before.client) / seconds, 2),
+      },
+    };
+  } finally {
+    await vendor.close();
+    await stop(sandbox);
+  }
+}
+
+function clientCpu(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
 }
 
 async function publishRequests(kafka: Kafka, topic: string, count: number): Promise<void> {
