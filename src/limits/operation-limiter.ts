@@ -111,14 +111,15 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
 
   /** Sleeps until a reserved slot, refreshing the shared backoff meanwhile. */
   async function sleepToSlot(due: number, signal: AbortSignal | undefined): Promise<void> {
-    if (deps.shared && due > now()) {
+    const counted = deps.shared && due > now();
+    if (counted) {
       sleepers += 1;
       refresher ??= setInterval(refreshBackoff, BACKOFF_REFRESH_MS).unref();
     }
     try {
       await sleeper.until(due, signal);
     } finally {
-      if (deps.shared && sleepers > 0 && --sleepers === 0) {
+      if (counted && --sleepers === 0) {
         clearInterval(refresher);
         refresher = undefined;
       }

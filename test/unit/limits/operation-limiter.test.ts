@@ -143,6 +143,23 @@ describe('operation limiter and its quota store', () => {
     expect(fn).toHaveBeenCalledTimes(1);
   });
 
+  it('keeps refreshing the backoff for a sleeping call when another call starts at once', async () => {
+    // Call A sleeps 100 ms; call B's slot is free at once. The first read (20 ms in) finds a
+    // backoff, which A must see on waking; B, never asleep, must not stop the reads for A.
+    const { store, released } = scriptedStore([slot(100, 'a'), slot(0, 'b'), slot(0, 'c')], [300]);
+    const first = vi.fn(() => Promise.resolve());
+    const second = vi.fn(() => Promise.resolve());
+    const scheduler = limiterWith(store);
+    const calls = [scheduler.schedule(first), scheduler.schedule(second)];
+    await vi.advanceTimersByTimeAsync(150);
+    expect(second).toHaveBeenCalledTimes(1);
+    expect(first).not.toHaveBeenCalled();
+    expect(released).toEqual(['a']);
+    await vi.advanceTimersByTimeAsync(200);
+    await Promise.all(calls);
+    expect(first).toHaveBeenCalledTimes(1);
+  });
+
   it('counts lateness from the slot on this clock, including time the answer sat unread', async () => {
     // The store knows the slot began 15 ms before the answer was read (the event loop was busy):
     // waking "on time" by the answer's wait would be 15 ms late for the slot.
