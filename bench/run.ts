@@ -4,7 +4,8 @@
  * /proc tells each one's CPU and memory.
  *
  *   (a) instant vendor, BENCH_A_REQUESTS (100k) requests over 6 partitions: results/s, CPU
- *       seconds per 1,000 messages, peak RSS.
+ *       seconds per 1,000 messages, peak RSS; and the vendor leg alone (vendorAlone), the
+ *       machine's ceiling for (a) without Kafka.
  *   (b) vendor at 200 ms ± 50 ms, a 300 req/s limit, 3 partitions, BENCH_B_REQUESTS (20k):
  *       achieved rate / limit and the most calls the sandbox saw in one second.
  *
