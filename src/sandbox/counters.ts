@@ -82,7 +82,7 @@ class SlidingSecond {
 
   add(atMs: number): void {
     let low = this.times.length;
-    // Nearly sorted input: walk back from the end, then binary search the rest.
+    // Nearly sorted input: most times go at the end; the others find their place by binary search.
     if (low > 0 && (this.times[low - 1] ?? 0) > atMs) {
       let high = low - 1;
       low = 0;
