@@ -37,6 +37,7 @@ const SANDBOX_PORT = 18090;
  * gateway does not pause to stamp them.
  */
 const SMALL_YOUNG_GENERATION = '--max-semi-space-size=8';
+const SERVICE_NODE_OPTIONS = process.env.BENCH_SERVICE_NODE_OPTIONS ?? SMALL_YOUNG_GENERATION;
 const API_KEY = 'bench-key';
 
 interface Scenario {
@@ -170,17 +171,7 @@ async function measure(
     }),
   );
   await publishRequests(kafka, topics.request('lawsuits-summary'), scenario.requests);
-  const sandbox = await startNode(
-    ['src/cli.ts', 'sandbox'],
-    {
-      SANDBOX_PORT: String(SANDBOX_PORT),
-      SANDBOX_API_KEY: API_KEY,
-      SANDBOX_LOG_LEVEL: 'info',
-      NODE_OPTIONS: process.env.BENCH_SANDBOX_NODE_OPTIONS ?? SMALL_YOUNG_GENERATION,
-      ...scenario.sandbox,
-    },
-    'sandbox ready',
-  );
+  const sandbox = await startSandbox(scenario.sandbox);
   const env = {
     KAFKA_BROKERS: BROKERS,
     SCHEMA_REGISTRY_URL: REGISTRY,
@@ -201,7 +192,7 @@ async function measure(
       system === 'service'
         ? await startNode(
             ['src/cli.ts', 'run'],
-            { ...env, NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? SMALL_YOUNG_GENERATION },
+            { ...env, NODE_OPTIONS: SERVICE_NODE_OPTIONS },
             '"msg":"service started"',
           )
         : await startNode(
@@ -209,7 +200,7 @@ async function measure(
             {
               ...env,
               BASELINE_CONCURRENCY: String(scenario.baselineConcurrency),
-              NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? SMALL_YOUNG_GENERATION,
+              NODE_OPTIONS: SERVICE_NODE_OPTIONS,
             },
             'baseline started',
           );
@@ -221,7 +212,7 @@ async function measure(
       [system]: cpuSeconds(pid),
       sandbox: cpuSeconds(sandbox.child.pid ?? 0),
       ...Object.fromEntries(Object.entries(others).map(([name, other]) => [name, cpuSeconds(other)])),
-      bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+      bench: ownCpuSeconds(),
     }));
     const rss = peakRssMiB(pid);
     const vendor = (await (
@@ -260,16 +251,7 @@ async function measure(
  * No service can return results faster than this machine answers the calls behind them.
  */
 async function vendorAlone(): Promise<Record<string, unknown>> {
-  const sandbox = await startNode(
-    ['src/cli.ts', 'sandbox'],
-    {
-      SANDBOX_PORT: String(SANDBOX_PORT),
-      SANDBOX_API_KEY: API_KEY,
-      SANDBOX_LOG_LEVEL: 'info',
-      NODE_OPTIONS: process.env.BENCH_SANDBOX_NODE_OPTIONS ?? SMALL_YOUNG_GENERATION,
-    },
-    'sandbox ready',
-  );
+  const sandbox = await startSandbox({});
   const vendor = createVendorClient({
     baseUrl: `http://127.0.0.1:${SANDBOX_PORT}`,
     apiKey: API_KEY,
@@ -296,14 +278,14 @@ async function vendorAlone(): Promise<Record<string, unknown>> {
     };
     await run(1_000);
     const pid = sandbox.child.pid ?? 0;
-    const before = { sandbox: cpuSeconds(pid), client: clientCpu(), at: Date.now() };
+    const before = { sandbox: cpuSeconds(pid), client: ownCpuSeconds(), at: Date.now() };
     const calls = await run(5_000);
     const seconds = (Date.now() - before.at) / 1000;
     return {
       callsPerSecond: round(calls / seconds),
       coresUsed: {
         sandbox: round((cpuSeconds(pid) - before.sandbox) / seconds, 2),
-        client: round((clientCpu() - before.client) / seconds, 2),
+        client: round((ownCpuSeconds() - before.client) / seconds, 2),
       },
     };
   } finally {
@@ -312,7 +294,23 @@ async function vendorAlone(): Promise<Record<string, unknown>> {
   }
 }
 
-function clientCpu(): number {
+/** The sandbox, with the scenario's knobs, on SANDBOX_PORT. */
+function startSandbox(knobs: Record<string, string>): Promise<Started> {
+  return startNode(
+    ['src/cli.ts', 'sandbox'],
+    {
+      SANDBOX_PORT: String(SANDBOX_PORT),
+      SANDBOX_API_KEY: API_KEY,
+      SANDBOX_LOG_LEVEL: 'info',
+      NODE_OPTIONS: process.env.BENCH_SANDBOX_NODE_OPTIONS ?? SMALL_YOUNG_GENERATION,
+      ...knobs,
+    },
+    'sandbox ready',
+  );
+}
+
+/** CPU seconds of this process (user and system). */
+function ownCpuSeconds(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1e6;
 }
