@@ -9,7 +9,7 @@ import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import { loadConfig } from '../src/config.js';
 import { topicNames } from '../src/contract/operations.js';
 import { parseParams } from '../src/contract/params.js';
-import { createVendorClient } from '../src/vendor/client.js';
+import { createVendorClient } from '../src/vendor-api/client.js';
 
 const config = loadConfig();
 const topics = topicNames(config.TOPIC_PREFIX);

@@ -20,7 +20,7 @@ import { topicNames } from '../src/contract/operations.js';
 import type { CounterSnapshot } from '../src/sandbox/counters.js';
 import { parseParams } from '../src/contract/params.js';
 import { cpfFor } from '../src/sandbox/scenarios.js';
-import { createVendorClient } from '../src/vendor/client.js';
+import { createVendorClient } from '../src/vendor-api/client.js';
 import { contractTopics, ensureTopics } from '../src/producers/topic-setup.js';
 import { barChart } from './chart.js';
 import { ROOT, cpuSeconds, peakRssMiB, startNode, stop, type Started } from './processes.js';

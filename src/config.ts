@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
-import { WEBHOOK_METHODS } from './vendor/vocabulary.js';
+import { WEBHOOK_METHODS } from './contract/vocabulary.js';
 
 /**
  * The only reader of process.env. One zod schema, one frozen object; a bad setting stops

@@ -19,7 +19,7 @@ import { registerTopicSchemas } from './producers/schema-registration.js';
 import { contractTopics, ensureTopics } from './producers/topic-setup.js';
 import type { OutputDeps } from './producers/output-records.js';
 import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/value-codec.js';
-import { createVendorClient, type VendorClient } from './vendor/client.js';
+import { createVendorClient, type VendorClient } from './vendor-api/client.js';
 import {
   createEventPublisher,
   createVehicleSearchTracker,

@@ -20,7 +20,7 @@ import {
   plateProblem,
   renavamProblem,
   taxIdProblem,
-} from '../vendor/documents/index.js';
+} from '../contract/documents/index.js';
 import {
   base64Text,
   checkedText,
@@ -31,10 +31,10 @@ import {
   presentKeys,
   strictShape,
   text,
-} from '../vendor/params/fields.js';
-import { formatIssues, toParamsIssues, type ParamsIssue } from '../vendor/params/issues.js';
-import { dateFilterProblems, lawsuitFilterShape } from '../vendor/params/lawsuit-filters.js';
-import { FACE_DOCUMENT_TYPES } from '../vendor/vocabulary.js';
+} from '../contract/param-rules/fields.js';
+import { formatIssues, toParamsIssues, type ParamsIssue } from '../contract/param-rules/issues.js';
+import { dateFilterProblems, lawsuitFilterShape } from '../contract/param-rules/lawsuit-filters.js';
+import { FACE_DOCUMENT_TYPES } from '../contract/vocabulary.js';
 import type { Operation } from './operations.js';
 
 /**
@@ -225,7 +225,7 @@ export type StateRegistrationParams = ParamsOf<'state-registration'>;
 export type CompanyPartnersParams = ParamsOf<'company-partners'>;
 export type EsocialEligibilityParams = ParamsOf<'esocial-eligibility'>;
 
-export type { ParamsIssue } from '../vendor/params/issues.js';
+export type { ParamsIssue } from '../contract/param-rules/issues.js';
 
 export type ParseParamsResult<O extends Operation> =
   | { ok: true; operation: O; params: ParamsOf<O> }

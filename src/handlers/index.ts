@@ -1,8 +1,8 @@
 import type { Operation } from '../contract/operations.js';
 import type { ParamsInputOf } from '../contract/params.js';
-import type { VendorClient } from '../vendor/client.js';
-import type { VehicleSearchWebhook } from '../vendor/operations/vehicle-async.js';
-import type { CallOptions, VendorResult } from '../vendor/types.js';
+import type { VendorClient } from '../vendor-api/client.js';
+import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-async.js';
+import type { CallOptions, VendorResult } from '../vendor-api/types.js';
 import { toOutcome } from './outcome.js';
 import type { Handler, Handlers } from './types.js';
 import { vehicleAsyncHandler, type VehicleAsyncDeps } from './vehicle-async.js';

@@ -1,4 +1,4 @@
-import type { VendorResult } from '../vendor/types.js';
+import type { VendorResult } from '../vendor-api/types.js';
 import type { HandlerOutcome } from './types.js';
 
 /** The contract's view of a vendor answer: its status, its body as received, its call data. */

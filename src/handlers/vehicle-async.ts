@@ -1,8 +1,8 @@
 import type { Origin } from '../contract/envelopes.js';
 import type { ParamsInputOf } from '../contract/params.js';
 import { AppError } from '../errors.js';
-import type { VendorClient } from '../vendor/client.js';
-import type { VehicleSearchWebhook } from '../vendor/operations/vehicle-async.js';
+import type { VendorClient } from '../vendor-api/client.js';
+import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-async.js';
 import { toOutcome } from './outcome.js';
 import type { Handler, RequestCorrelation } from './types.js';
 

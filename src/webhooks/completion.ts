@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Origin, VehicleSearchEvent } from '../contract/envelopes.js';
-import type { VendorResult } from '../vendor/types.js';
-import type { VehicleSearchResponse } from '../vendor/schemas/vehicle.js';
+import type { VendorResult } from '../vendor-api/types.js';
+import type { VehicleSearchResponse } from '../vendor-api/schemas/vehicle.js';
 import { expiresAt, nextPollAt, type PollSchedule } from './backoff.js';
 import type { PendingSearch, PendingStore } from './pending-store.js';
 

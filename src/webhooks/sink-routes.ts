@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { WEBHOOK_METHODS } from '../vendor/vocabulary.js';
+import { WEBHOOK_METHODS } from '../contract/vocabulary.js';
 import type { Settlement } from './completion.js';
 import type { PendingStore } from './pending-store.js';
 import { verifyWebhook } from './signature.js';

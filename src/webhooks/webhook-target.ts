@@ -1,4 +1,4 @@
-import type { VehicleSearchWebhook } from '../vendor/operations/vehicle-async.js';
+import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-async.js';
 import { signedHeaders } from './signature.js';
 
 /** Path of the sink on the service's HTTP server. */

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { VehicleSearchEvent } from '../../../src/contract/envelopes.js';
-import type { VehicleSearchResponse } from '../../../src/vendor/schemas/vehicle.js';
-import type { VendorResult } from '../../../src/vendor/types.js';
+import type { VehicleSearchResponse } from '../../../src/vendor-api/schemas/vehicle.js';
+import type { VendorResult } from '../../../src/vendor-api/types.js';
 import type { CompletionDeps } from '../../../src/webhooks/completion.js';
 import { memoryPendingStore } from '../../../src/webhooks/memory-pending-store.js';
 import type { PendingSearch, PendingStore } from '../../../src/webhooks/pending-store.js';

@@ -13,7 +13,7 @@ import {
   normalizePlate,
   normalizeUf,
   plateFormat,
-} from '../../../../src/vendor/documents/index.js';
+} from '../../../../src/contract/documents/index.js';
 
 const seed = fc.integer({ min: 0, max: 2 ** 31 - 1 });
 

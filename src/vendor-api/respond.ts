@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { VendorError, type VendorCall } from './errors.js';
-import { toParamsIssues } from './params/issues.js';
+import { toParamsIssues } from '../contract/param-rules/issues.js';
 import { parseRetryAfter } from './retry-after.js';
 import type { VendorResponse, VendorResult } from './types.js';
 

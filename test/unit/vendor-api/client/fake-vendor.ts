@@ -1,8 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
-import { createVendorClient, type VendorClient } from '../../../../src/vendor/client.js';
-import type { VendorClientOptions } from '../../../../src/vendor/options.js';
+import { createVendorClient, type VendorClient } from '../../../../src/vendor-api/client.js';
+import type { VendorClientOptions } from '../../../../src/vendor-api/options.js';
 
 /** One request as the fake vendor saw it. */
 export interface RecordedRequest {

@@ -24,7 +24,7 @@ export function nonEmptyText(max = 500): z.ZodPipe<z.ZodString, z.ZodTransform<s
     .transform((value) => value.trim());
 }
 
-/** A document field: the check names the problem (see src/vendor/documents), then normalises. */
+/** A document field: the check names the problem (see src/vendor-api/documents), then normalises. */
 export function documentField(
   problem: (value: string) => string | undefined,
   normalize: (value: string) => string,

@@ -1,6 +1,6 @@
 import { parseParamsOrThrow, type LawsuitsByPartyParams, type ParamsInputOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
-import { LAWSUIT_FILTER_KEYS } from '../params/lawsuit-filters.js';
+import { LAWSUIT_FILTER_KEYS } from '../../contract/param-rules/lawsuit-filters.js';
 import { interpret } from '../respond.js';
 import { lawsuitsResponseSchema, type LawsuitsResponse } from '../schemas/lawsuits.js';
 import type { CallOptions, VendorContext, VendorResult } from '../types.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { formatIssues, toParamsIssues } from './params/issues.js';
+import { formatIssues, toParamsIssues } from '../contract/param-rules/issues.js';
 
 /**
  * Options of createVendorClient, validated once at construction (the platformatic/kafka and

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { VendorError } from '../../../../src/vendor/errors.js';
+import { VendorError } from '../../../../src/vendor-api/errors.js';
 import { API_KEY, clientFor, json, replyJson, rejectionOf, startFakeVendor } from './fake-vendor.js';
 import { summarySample } from './samples.js';
 

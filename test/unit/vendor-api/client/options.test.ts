@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../../src/errors.js';
-import { createVendorClient } from '../../../../src/vendor/client.js';
-import type { VendorClientOptions } from '../../../../src/vendor/options.js';
-import { parseRetryAfter } from '../../../../src/vendor/retry-after.js';
+import { createVendorClient } from '../../../../src/vendor-api/client.js';
+import type { VendorClientOptions } from '../../../../src/vendor-api/options.js';
+import { parseRetryAfter } from '../../../../src/vendor-api/retry-after.js';
 
 const VALID: VendorClientOptions = { baseUrl: 'https://api.vendor.example', apiKey: 'secret-key' };
 

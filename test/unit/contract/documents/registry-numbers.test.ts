@@ -15,7 +15,7 @@ import {
   normalizeCnj,
   normalizeNis,
   renavamProblem,
-} from '../../../../src/vendor/documents/index.js';
+} from '../../../../src/contract/documents/index.js';
 import { DIGITS, cnjOracle, nisOracle, renavamOracle, singleSubstitutions } from './oracles.js';
 
 const seed = fc.integer({ min: 0, max: 2 ** 31 - 1 });

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { parseParamsOrThrow, type ParamsInputOf } from '../../contract/params.js';
 import { InvalidRequestError } from '../../errors.js';
 import type { VendorCall } from '../errors.js';
-import { httpUrl } from '../params/fields.js';
-import { formatIssues, toParamsIssues } from '../params/issues.js';
+import { httpUrl } from '../../contract/param-rules/fields.js';
+import { formatIssues, toParamsIssues } from '../../contract/param-rules/issues.js';
 import { interpret } from '../respond.js';
 import {
   vehicleSearchCreatedSchema,
@@ -12,7 +12,7 @@ import {
   type VehicleSearchResponse,
 } from '../schemas/vehicle.js';
 import type { CallOptions, VendorContext, VendorResult } from '../types.js';
-import { WEBHOOK_METHODS } from '../vocabulary.js';
+import { WEBHOOK_METHODS } from '../../contract/vocabulary.js';
 
 const CREATE: VendorCall = { operation: 'vehicle-async', route: 'POST /vehicles-async/v3' };
 const GET: VendorCall = { operation: 'vehicle-async', route: 'GET /vehicles-async/v3/:requestId' };

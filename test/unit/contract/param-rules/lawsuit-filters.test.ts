@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseParams } from '../../../../src/contract/params.js';
-import { COURTS } from '../../../../src/vendor/vocabulary.js';
+import { COURTS } from '../../../../src/contract/vocabulary.js';
 
 function messageOf(value: unknown): string {
   const result = parseParams('lawsuits-by-party', value);

@@ -14,7 +14,7 @@ import {
   isValidNis,
   isValidPlate,
   isValidRenavam,
-} from '../../../../src/vendor/documents/index.js';
+} from '../../../../src/contract/documents/index.js';
 
 const generators: [string, (seed?: number) => string, (value: string) => boolean][] = [
   ['generateCpf', generateCpf, isValidCpf],

@@ -18,7 +18,7 @@ import {
   normalizeCpf,
   normalizeTaxId,
   taxIdKind,
-} from '../../../../src/vendor/documents/index.js';
+} from '../../../../src/contract/documents/index.js';
 import { ALPHANUMERIC, DIGITS, cnpjOracle, cpfOracle, singleSubstitutions } from './oracles.js';
 
 const seed = fc.integer({ min: 0, max: 2 ** 31 - 1 });
@@ -183,7 +183,7 @@ describe('tax id (CPF or CNPJ)', () => {
   });
 });
 
-// Why the libraries are not used as-is (see src/vendor/documents/cpf.ts and cnpj.ts).
+// Why the libraries are not used as-is (see src/contract/documents/cpf.ts and cnpj.ts).
 describe('library evaluation against known values', () => {
   it('cpf-cnpj-validator blacklists 12345678909 although its check digits are valid', () => {
     expect(cpfLibrary.isValid('12345678909')).toBe(false);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VendorError } from '../../../../src/vendor/errors.js';
+import { VendorError } from '../../../../src/vendor-api/errors.js';
 import {
   API_KEY,
   clientFor,

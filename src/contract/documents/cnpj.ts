@@ -10,7 +10,7 @@ import { isRepeatedCharacter, stripMask } from './text.js';
  *
  * Library choice: cpf-cnpj-validator's `verifierDigit` implements the modulo 11 with
  * (char code - 48) values, so it handles letters; its strict `isValid` agrees with it on all
- * the published samples (see test/unit/vendor/documents). The shape check is ours so that the
+ * the published samples (see test/unit/contract/documents). The shape check is ours so that the
  * message can say whether the format or the check digits are wrong.
  */
 const CNPJ_SHAPE = /^(?:[0-9A-Z]{12}\d{2}|[0-9A-Z]{2}\.[0-9A-Z]{3}\.[0-9A-Z]{3}\/[0-9A-Z]{4}-\d{2})$/;
