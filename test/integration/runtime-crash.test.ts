@@ -29,9 +29,14 @@ beforeAll(() => {
   kafka = testKafka();
 });
 
-/** A real service process (`cli.ts run`); resolves once it logged that it started. */
+/**
+ * A real service process (`cli.ts run`); resolves once it logged that it started. One node
+ * process with tsx as a loader, not the tsx CLI: that CLI runs the service in a child process,
+ * so a SIGKILL sent to it would orphan a live service instead of killing it.
+ */
 function spawnService(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli.ts', 'run'], {
+  const node = join(ROOT, 'node_modules', '.bin', 'node');
+  const child = spawn(node, ['--import', 'tsx', 'src/cli.ts', 'run'], {
     cwd: ROOT,
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
