@@ -214,16 +214,7 @@ export type ParamsOf<O extends Operation> = z.output<ParamsSchemas[O]>;
 /** Params as a caller may write them (masked tax ids, one value or a list...), per operation. */
 export type ParamsInputOf<O extends Operation> = z.input<ParamsSchemas[O]>;
 
-export type ClassifyDocumentParams = ParamsOf<'classify-document'>;
-export type FaceDocumentLookupParams = ParamsOf<'face-document-lookup'>;
 export type LawsuitsByPartyParams = ParamsOf<'lawsuits-by-party'>;
-export type LawsuitsSummaryParams = ParamsOf<'lawsuits-summary'>;
-export type LawsuitByNumberParams = ParamsOf<'lawsuit-by-number'>;
-export type VehicleParams = ParamsOf<'vehicle'>;
-export type VehicleAsyncParams = ParamsOf<'vehicle-async'>;
-export type StateRegistrationParams = ParamsOf<'state-registration'>;
-export type CompanyPartnersParams = ParamsOf<'company-partners'>;
-export type EsocialEligibilityParams = ParamsOf<'esocial-eligibility'>;
 
 export type { ParamsIssue } from '../contract/param-rules/issues.js';
 

@@ -60,7 +60,3 @@ export class VendorError extends AppError {
     Object.defineProperty(this, 'vendorMessage', { value: vendorMessage, enumerable: false });
   }
 }
-
-export function isVendorError(error: unknown): error is VendorError {
-  return error instanceof VendorError;
-}
