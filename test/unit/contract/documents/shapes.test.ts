@@ -11,11 +11,7 @@ import {
   normalizePlate,
   normalizeUf,
 } from '../../../../src/contract/documents/index.js';
-import {
-  generateChassis,
-  generatePlate,
-  plateFormat,
-} from '../../../helpers/documents.js';
+import { generateChassis, generatePlate, plateFormat } from '../../../helpers/documents.js';
 
 const seed = fc.integer({ min: 0, max: 2 ** 31 - 1 });
 

@@ -15,12 +15,7 @@ import {
   normalizeTaxId,
   taxIdKind,
 } from '../../../../src/contract/documents/index.js';
-import {
-  formatCnpj,
-  formatCpf,
-  generateCnpj,
-  generateCpf,
-} from '../../../helpers/documents.js';
+import { formatCnpj, formatCpf, generateCnpj, generateCpf } from '../../../helpers/documents.js';
 import { ALPHANUMERIC, DIGITS, cnpjOracle, cpfOracle, singleSubstitutions } from './oracles.js';
 
 const seed = fc.integer({ min: 0, max: 2 ** 31 - 1 });
