@@ -1,11 +1,11 @@
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { loadAuditConfig, type AuditConfig } from '../config.js';
-import { ConfigError } from '../errors.js';
+import { CommandError } from '../errors.js';
 import { createLogger } from '../observability/logger.js';
 import { routeProcessWarnings } from '../observability/node-warnings.js';
 import { openClients, type AuditClients } from './clients.js';
-import { AuditError, badArguments } from './errors.js';
+import { badArguments } from './errors.js';
 import {
   collect,
   parseFilter,
@@ -200,14 +200,13 @@ function loadConfig(flags: ConnectionFlags, io: AuditIo): AuditConfig {
 }
 
 function describeError(error: unknown): string {
-  if (error instanceof ConfigError) return `configuration error: ${error.message}`;
+  if (error instanceof CommandError) return error.describe();
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n')[0] ?? text;
 }
 
 function exitCodeOf(error: unknown): number {
-  if (error instanceof AuditError) return error.exitCode;
-  return error instanceof ConfigError ? 78 : 1;
+  return error instanceof CommandError ? error.exitCode : 1;
 }
 
 function processIo(): AuditIo {
