@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
 import { WEBHOOK_METHODS } from './contract/vocabulary.js';
+import { DEFAULT_VENDOR_CONNECTIONS } from './vendor-api/options.js';
 
 /**
  * The only reader of process.env. One zod schema, one frozen object; a bad setting stops
@@ -78,7 +79,7 @@ const envSchema = z.object({
   VENDOR_API_KEY: z.string({ error: 'is required' }).min(1, 'is required'),
   VENDOR_CONNECT_TIMEOUT_MS: int(1, 5_000),
   VENDOR_TIMEOUT_MS: int(1, 30_000),
-  VENDOR_CONNECTIONS: int(1, 64),
+  VENDOR_CONNECTIONS: int(1, DEFAULT_VENDOR_CONNECTIONS),
   VENDOR_RATE_PER_SECOND: z.coerce.number().positive().default(10),
   VENDOR_MAX_CONCURRENT: int(1, 20),
   /** Per-operation overrides, JSON: {"vehicle":{"ratePerSecond":50,"maxConcurrent":10,"spendCapPerHour":1000}}. */

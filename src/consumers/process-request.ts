@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import {
   requestEnvelopeSchema,
+  type Correlation,
   type ErrorEnvelope,
   type Origin,
   type RequestEnvelope,
@@ -8,7 +9,8 @@ import {
 } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
 import { AppError, InvalidRequestError, toAppError } from '../errors.js';
-import type { HandlerContext, HandlerOutcome, Handlers, RequestCorrelation } from '../handlers/types.js';
+import type { HandlerContext, HandlerOutcome, Handlers } from '../handlers/types.js';
+import type { ScheduleLimiter } from '../limits/types.js';
 import type { RequestLogger } from '../observability/logger.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import type { IdempotencyStore } from './idempotency.js';
@@ -19,11 +21,6 @@ import { decideRetry, type RetrySettings } from './retry-policy.js';
  * reuse an outcome already paid for, else call the handler under the operation's limiter and
  * breaker with retries. Decides result or dead letter; never throws for a bad message.
  */
-export interface ScheduleLimiter {
-  schedule<T>(fn: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
-  backoff(ms: number): void;
-}
-
 export interface ProcessDeps {
   decodeValue(value: Buffer): Promise<unknown>;
   parseParams(
@@ -45,7 +42,7 @@ export interface IncomingRequest {
   origin: Origin;
   value: Buffer | null;
   /** Key and traceparent of the message, handed to handlers that write later (vehicle-async). */
-  correlation?: RequestCorrelation | undefined;
+  correlation?: Correlation | undefined;
 }
 
 export type ProcessOutcome =

@@ -1,4 +1,4 @@
-import type { Origin } from '../contract/envelopes.js';
+import type { Correlation, Origin } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
 
 /**
@@ -14,21 +14,12 @@ export interface HandlerOutcome {
   searchId?: string;
 }
 
-/**
- * Opaque to handlers: the request message's key and traceparent, so messages written later on
- * the request's behalf (vehicle-search events) share its partition and its trace.
- */
-export interface RequestCorrelation {
-  key: Buffer | null;
-  traceparent?: string | undefined;
-}
-
 export interface HandlerContext {
   requestId: string;
   signal: AbortSignal;
   /** The request's metadata, echoed on messages written later on its behalf. */
   metadata?: Readonly<Record<string, string>> | undefined;
-  correlation?: RequestCorrelation | undefined;
+  correlation?: Correlation | undefined;
   /**
    * Where the request message sits (topic, partition, offset). Its offset is committed in the
    * same transaction as the messages written for it, so a committed offset past it proves

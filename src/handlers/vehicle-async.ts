@@ -1,17 +1,17 @@
-import type { Origin } from '../contract/envelopes.js';
+import type { Correlation, Origin } from '../contract/envelopes.js';
 import type { ParamsInputOf } from '../contract/params.js';
 import { AppError } from '../errors.js';
 import type { VendorClient } from '../vendor-api/client.js';
 import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-async.js';
 import { toOutcome } from './outcome.js';
-import type { Handler, RequestCorrelation } from './types.js';
+import type { Handler } from './types.js';
 
 /** A search the vendor accepted, as the completion tracker (src/webhooks/) records it. */
 export interface CreatedSearch {
   requestId: string;
   searchId: string;
   metadata?: Readonly<Record<string, string>> | undefined;
-  correlation?: RequestCorrelation | undefined;
+  correlation?: Correlation | undefined;
   /** The request message: its final event waits until this offset is committed. */
   origin?: Origin | undefined;
 }

@@ -41,6 +41,9 @@ export interface OperationLimiter {
   readonly stats: { queued: number; running: number; started: number };
 }
 
+/** What a caller of the vendor needs of its operation's limiter. */
+export type ScheduleLimiter = Pick<OperationLimiter, 'schedule' | 'backoff'>;
+
 export type SpendCapListener = (operation: Operation, resumeAt: number) => void;
 
 export interface Limiters {
