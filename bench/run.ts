@@ -269,7 +269,7 @@ async function vendorAlone(): Promise<Record<string, unknown>> {
       await Promise.all(
         Array.from({ length: 64 }, async (_, worker) => {
           for (let i = worker; Date.now() < until; i += 64) {
-            await vendor.lawsuitsSummary(params[i % params.length] ?? params[0]!);
+            await vendor.call('lawsuits-summary', params[i % params.length] ?? params[0]!);
             calls += 1;
           }
         }),

@@ -9,7 +9,8 @@ import {
 } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
 import { AppError, InvalidRequestError, toAppError } from '../errors.js';
-import type { HandlerContext, HandlerOutcome, Handlers } from '../handlers/types.js';
+import type { ParamsOf } from '../contract/params.js';
+import type { Handler, HandlerContext, HandlerOutcome, Handlers } from '../handlers/types.js';
 import type { ScheduleLimiter } from '../limits/types.js';
 import type { RequestLogger } from '../observability/logger.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
@@ -23,10 +24,11 @@ import { decideRetry, type RetrySettings } from './retry-policy.js';
  */
 export interface ProcessDeps {
   decodeValue(value: Buffer): Promise<unknown>;
-  parseParams(
-    operation: Operation,
+  /** The operation's schema (contract/params.ts): the one place params are checked. */
+  parseParams<O extends Operation>(
+    operation: O,
     params: unknown,
-  ): { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
+  ): { ok: true; value: ParamsOf<O> } | { ok: false; message: string };
   handlers: Handlers;
   limiterFor(operation: Operation): ScheduleLimiter;
   breakerFor(operation: Operation): CircuitBreaker;
@@ -37,8 +39,8 @@ export interface ProcessDeps {
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
-export interface IncomingRequest {
-  operation: Operation;
+export interface IncomingRequest<O extends Operation = Operation> {
+  operation: O;
   origin: Origin;
   value: Buffer | null;
   /** Key and traceparent of the message, handed to handlers that write later (vehicle-async). */
@@ -51,9 +53,9 @@ export type ProcessOutcome =
   /** Stopped by shutdown or revocation: not completed, so it is read again later. */
   | { kind: 'aborted' };
 
-export async function processRequest(
+export async function processRequest<O extends Operation>(
   deps: ProcessDeps,
-  incoming: IncomingRequest,
+  incoming: IncomingRequest<O>,
   signal: AbortSignal,
   log: RequestLogger,
 ): Promise<ProcessOutcome> {
@@ -94,11 +96,14 @@ export async function processRequest(
   };
 }
 
-type ReadResult =
-  | { ok: true; envelope: RequestEnvelope; params: Record<string, unknown> }
+type ReadResult<O extends Operation> =
+  | { ok: true; envelope: RequestEnvelope; params: ParamsOf<O> }
   | { ok: false; error: AppError; request: Record<string, unknown>; requestId: string | null };
 
-async function readRequest(deps: ProcessDeps, incoming: IncomingRequest): Promise<ReadResult> {
+async function readRequest<O extends Operation>(
+  deps: ProcessDeps,
+  incoming: IncomingRequest<O>,
+): Promise<ReadResult<O>> {
   const { value } = incoming;
   const raw = (): Record<string, unknown> => ({ raw: value ? value.toString('base64') : '' });
   if (value === null || value.length === 0) {
@@ -157,15 +162,15 @@ class RetriesExhausted extends Error {
   }
 }
 
-async function callWithRetries(
+async function callWithRetries<O extends Operation>(
   deps: ProcessDeps,
-  operation: Operation,
+  operation: O,
   context: Omit<HandlerContext, 'signal'>,
-  params: Record<string, unknown>,
+  params: ParamsOf<O>,
   signal: AbortSignal,
   log: RequestLogger,
 ): Promise<{ outcome: HandlerOutcome; attempts: number }> {
-  const handler = deps.handlers[operation];
+  const handler: Handler<O> = deps.handlers[operation];
   const limiter = deps.limiterFor(operation);
   const breaker = deps.breakerFor(operation);
   let attempts = 0;
@@ -209,11 +214,11 @@ async function callWithRetries(
   }
 }
 
-function toResult(
+function toResult<O extends Operation>(
   deps: ProcessDeps,
-  incoming: IncomingRequest,
+  incoming: IncomingRequest<O>,
   envelope: RequestEnvelope,
-  params: Record<string, unknown>,
+  params: ParamsOf<O>,
   outcome: HandlerOutcome,
   attempts: number,
   receivedAt: Date,

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { InvalidRequestError } from '../errors.js';
 import {
   brDateToIso,
   chassisProblem,
@@ -232,13 +231,4 @@ export function parseParams<O extends Operation>(operation: O, value: unknown): 
   if (result.success) return { ok: true, operation, params: result.data as ParamsOf<O> };
   const issues = toParamsIssues(result.error.issues);
   return { ok: false, operation, message: formatIssues(issues), issues };
-}
-
-/** parseParams, throwing InvalidRequestError with the schema's message when the params are wrong. */
-export function parseParamsOrThrow<O extends Operation>(operation: O, value: unknown): ParamsOf<O> {
-  const result = parseParams(operation, value);
-  if (result.ok) return result.params;
-  throw new InvalidRequestError(`${operation} params: ${result.message}`, {
-    details: { operation, issues: result.issues.map((issue) => issue.path) },
-  });
 }

@@ -1,5 +1,6 @@
 import type { Correlation, Origin } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
+import type { ParamsOf } from '../contract/params.js';
 
 /**
  * What a handler returns: the outcome of one vendor operation, in the contract's terms.
@@ -28,7 +29,10 @@ export interface HandlerContext {
   origin?: Origin | undefined;
 }
 
-/** A handler receives params already checked by the operation's schema (contract/params.ts). */
-export type Handler = (params: Record<string, unknown>, context: HandlerContext) => Promise<HandlerOutcome>;
+/** A handler receives its operation's params as its schema parsed them (contract/params.ts). */
+export type Handler<O extends Operation = Operation> = (
+  params: ParamsOf<O>,
+  context: HandlerContext,
+) => Promise<HandlerOutcome>;
 
-export type Handlers = Readonly<Record<Operation, Handler>>;
+export type Handlers = { readonly [O in Operation]: Handler<O> };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseParams, parseParamsOrThrow, paramsSchemas } from '../../../src/contract/params.js';
+import { parseParams, paramsSchemas } from '../../../src/contract/params.js';
 import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
 import { InvalidRequestError } from '../../../src/errors.js';
 
@@ -32,13 +32,6 @@ describe('params schemas', () => {
   it('rejects unknown members and suggests the near spelling', () => {
     expect(messageOf('lawsuits-summary', { taxID: CPF })).toBe(
       'taxId: is required; unknown member "taxID" (did you mean "taxId"?); allowed: taxId',
-    );
-  });
-
-  it('parseParamsOrThrow throws an invalid_request error carrying the message', () => {
-    expect(() => parseParamsOrThrow('company-partners', { taxId: CPF })).toThrow(InvalidRequestError);
-    expect(() => parseParamsOrThrow('company-partners', { taxId: CPF })).toThrow(
-      'company-partners params: taxId: must be 14 characters',
     );
   });
 
