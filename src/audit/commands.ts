@@ -14,7 +14,7 @@ import {
   type FilterFlags,
   type WindowFlags,
 } from './flags.js';
-import { fileSink, streamSink, type LineSink } from './jsonl.js';
+import { fileSink, OutputClosedError, streamSink, type LineSink } from './jsonl.js';
 import { progressFor, type ProgressStream } from './progress.js';
 import { runReplay } from './replay.js';
 import { runRedrive } from './run-redrive.js';
@@ -182,6 +182,7 @@ async function run(io: AuditIo, name: string, flags: ConnectionFlags, plan: () =
     io.stderr.write(`${name}: ${controller.signal.aborted ? 'interrupted; ' : ''}${summary}\n`);
     if (controller.signal.aborted) io.setExitCode(130);
   } catch (error) {
+    if (error instanceof OutputClosedError) return;
     io.stderr.write(`${name}: ${describeError(error)}\n`);
     io.setExitCode(exitCodeOf(error));
   } finally {
