@@ -66,8 +66,8 @@ export function streamSink(stream: Writable, options: { end: boolean } = { end: 
   // A write to a closed pipe fails later, as an 'error' event: kept here and thrown by the next
   // write (without a listener, the event would crash the process).
   let failure: Error | undefined;
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    failure ??= error.code === 'EPIPE' ? new OutputClosedError(error) : error;
+  stream.on('error', (error: Error) => {
+    failure ??= sinkError(error);
   });
   return {
     async write(line) {
@@ -76,7 +76,7 @@ export function streamSink(stream: Writable, options: { end: boolean } = { end: 
       try {
         await once(stream, 'drain');
       } catch (error) {
-        throw failure ?? error;
+        throw sinkError(error);
       }
     },
     async close() {
@@ -85,6 +85,11 @@ export function streamSink(stream: Writable, options: { end: boolean } = { end: 
       if (!stream.writableFinished) await once(stream, 'finish');
     },
   };
+}
+
+function sinkError(error: unknown): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  return (error as NodeJS.ErrnoException).code === 'EPIPE' ? new OutputClosedError(error) : error;
 }
 
 /** Opens (truncates) `path`; fails at once, naming the file, when it cannot be written. */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseParams, paramsSchemas } from '../../../src/contract/params.js';
 import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
-import { InvalidRequestError } from '../../../src/errors.js';
 
 const CPF = '529.982.247-25';
 const CNPJ = '11.222.333/0001-81';
