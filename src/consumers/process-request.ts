@@ -127,18 +127,11 @@ async function readRequest<O extends Operation>(
   const parsed = requestEnvelopeSchema.safeParse(decoded);
   const asObject = isObject(decoded) ? decoded : raw();
   if (!parsed.success) {
-    const requestId =
-      isObject(decoded) &&
-      typeof decoded.requestId === 'string' &&
-      decoded.requestId.length <= 128 &&
-      decoded.requestId.length > 0
-        ? decoded.requestId
-        : null;
     return {
       ok: false,
       error: new InvalidRequestError(`envelope: ${describeIssues(parsed.error)}`),
       request: asObject,
-      requestId,
+      requestId: requestIdOf(decoded),
     };
   }
   const params = deps.parseParams(incoming.operation, parsed.data.params);
@@ -151,6 +144,13 @@ async function readRequest<O extends Operation>(
     };
   }
   return { ok: true, envelope: parsed.data, params: params.value };
+}
+
+/** The requestId of an invalid envelope, when it has a usable one. */
+function requestIdOf(decoded: unknown): string | null {
+  if (!isObject(decoded) || typeof decoded.requestId !== 'string') return null;
+  const { length } = decoded.requestId;
+  return length > 0 && length <= 128 ? decoded.requestId : null;
 }
 
 class RetriesExhausted extends Error {

@@ -35,71 +35,83 @@ export interface ManagedOperationLimiter extends OperationLimiter {
 export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOperationLimiter {
   const logger = deps.logger.child({ component: 'limits', operation: deps.operation });
   const sleeper = createSleeper(deps.now);
-  const quota = new QuotaAcquirer({ ...deps, logger, sleeper });
-  const batcher = new JobBatcher(deps.settings.maxConcurrent, logger);
-  const counts = { queued: 0, running: 0 };
+  const parts: Parts = {
+    quota: new QuotaAcquirer({ ...deps, logger, sleeper }),
+    batcher: new JobBatcher(deps.settings.maxConcurrent, logger),
+    counts: { queued: 0, running: 0 },
+  };
   let closed = false;
-
-  function schedule<T>(fn: () => Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
-    const { signal } = options;
-    if (closed) return Promise.reject(new LimiterClosedError());
-    if (signal?.aborted) return Promise.reject(abortError(signal));
-    counts.queued += 1;
-    return new Promise<T>((resolve, reject) => {
-      let waiting = true;
-      /** True for the one caller that ends the waiting (start, abort, failure or close). */
-      const stopWaiting = (): boolean => {
-        if (!waiting) return false;
-        waiting = false;
-        counts.queued -= 1;
-        signal?.removeEventListener('abort', onAbort);
-        return true;
-      };
-      const fail = (error: unknown): void => {
-        if (stopWaiting()) reject(error instanceof Error ? error : new Error(String(error)));
-      };
-      const onAbort = (): void => {
-        if (signal) fail(abortError(signal));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-
-      const job = async (): Promise<void> => {
-        if (!waiting) return;
-        const token = await quota.acquire(signal).catch((error: unknown) => {
-          fail(error);
-        });
-        if (token === undefined) return;
-        if (!stopWaiting()) {
-          await quota.giveBack(token);
-          return;
-        }
-        counts.running += 1;
-        await Promise.resolve()
-          .then(fn)
-          .then(resolve, reject)
-          .finally(() => {
-            counts.running -= 1;
-          });
-      };
-      batcher.enqueue({ job, fail });
-    });
-  }
-
   return {
-    schedule,
+    schedule(fn, options = {}) {
+      if (closed) return Promise.reject(new LimiterClosedError());
+      return schedule(parts, fn, options.signal);
+    },
     backoff(ms) {
       if (!Number.isFinite(ms) || ms <= 0) return;
-      quota.backoff(ms);
+      parts.quota.backoff(ms);
     },
     get stats() {
-      return { queued: counts.queued, running: counts.running, started: quota.startedThisHour() };
+      const { queued, running } = parts.counts;
+      return { queued, running, started: parts.quota.startedThisHour() };
     },
     async close() {
       if (closed) return;
       closed = true;
       sleeper.cancelAll(new LimiterClosedError());
-      quota.close();
-      await batcher.close();
+      parts.quota.close();
+      await parts.batcher.close();
     },
   };
+}
+
+interface Parts {
+  quota: QuotaAcquirer;
+  batcher: JobBatcher;
+  /** queued: accepted, not started; running: fn in flight. */
+  counts: { queued: number; running: number };
+}
+
+/** One call: queued in the batcher, then a quota slot, then fn; or an abort, failure or close first. */
+function schedule<T>(parts: Parts, fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  const { quota, batcher, counts } = parts;
+  if (signal?.aborted) return Promise.reject(abortError(signal));
+  counts.queued += 1;
+  return new Promise<T>((resolve, reject) => {
+    let waiting = true;
+    /** True for the one caller that ends the waiting (start, abort, failure or close). */
+    const stopWaiting = (): boolean => {
+      if (!waiting) return false;
+      waiting = false;
+      counts.queued -= 1;
+      signal?.removeEventListener('abort', onAbort);
+      return true;
+    };
+    const fail = (error: unknown): void => {
+      if (stopWaiting()) reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    const onAbort = (): void => {
+      if (signal) fail(abortError(signal));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    const job = async (): Promise<void> => {
+      if (!waiting) return;
+      const token = await quota.acquire(signal).catch((error: unknown) => {
+        fail(error);
+      });
+      if (token === undefined) return;
+      if (!stopWaiting()) {
+        await quota.giveBack(token);
+        return;
+      }
+      counts.running += 1;
+      await Promise.resolve()
+        .then(fn)
+        .then(resolve, reject)
+        .finally(() => {
+          counts.running -= 1;
+        });
+    };
+    batcher.enqueue({ job, fail });
+  });
 }
