@@ -19,7 +19,8 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          // test/issues/: regression tests, each named after the bug it pins; they may use the stack.
+          include: ['test/integration/**/*.test.ts', 'test/issues/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/global-setup.ts'],
           testTimeout: 120_000,

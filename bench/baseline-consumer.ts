@@ -38,7 +38,7 @@ await consumer.run({
       ? {
           requestId: request.requestId,
           status: 'ok',
-          response: (await vendor.lawsuitsSummary(params.params)).raw,
+          response: (await vendor.call('lawsuits-summary', params.params)).raw,
         }
       : { requestId: request.requestId, error: params.message };
     await producer.send({

@@ -1,12 +1,11 @@
 #!/usr/bin/env node
-import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
 import { registerAuditCommands } from './audit/commands.js';
-import { loadConfig } from './config.js';
+import { devEnvironment, loadConfig, sandboxEnvironment } from './config.js';
 import { topicNames } from './contract/operations.js';
 import { runDemo } from './demo/demo.js';
-import { ConfigError } from './errors.js';
+import { CommandError } from './errors.js';
 import { startService, type Service } from './main.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { routeProcessWarnings } from './observability/node-warnings.js';
@@ -36,8 +35,9 @@ program
   .command('sandbox')
   .description('run the vendor API sandbox (SANDBOX_PORT, SANDBOX_API_KEY, SANDBOX_* knobs)')
   .action(async () => {
-    const logger = createLogger({ level: process.env.SANDBOX_LOG_LEVEL ?? 'info' });
-    const sandbox = await runSandboxFromEnv(process.env, logger);
+    const env = sandboxEnvironment();
+    const logger = createLogger({ level: env.SANDBOX_LOG_LEVEL ?? 'info' });
+    const sandbox = await runSandboxFromEnv(env, logger);
     onSignals(async () => {
       await sandbox.close();
       process.exit(0);
@@ -101,23 +101,6 @@ program
     }
   });
 
-/** Local-stack defaults for `dev`, overridable from the environment. */
-function devEnvironment(): Record<string, string | undefined> {
-  return {
-    KAFKA_BROKERS: '127.0.0.1:9092',
-    SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081/apis/ccompat/v7',
-    REDIS_URL: 'redis://127.0.0.1:6379',
-    HTTP_HOST: '127.0.0.1',
-    HTTP_PORT: '8080',
-    VENDOR_RATE_PER_SECOND: '20',
-    // The sandbox calls the sink on the service's own port (0 = the port it bound).
-    WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',
-    WEBHOOK_SECRET: randomBytes(24).toString('hex'),
-    VEHICLE_SEARCH_POLL_MS: '5000',
-    ...process.env,
-  };
-}
-
 function parsePositiveInt(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed <= 0)
@@ -144,7 +127,7 @@ function onSignals(handler: () => Promise<void>): void {
 }
 
 program.parseAsync().catch((error: unknown) => {
-  if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
+  if (error instanceof CommandError) console.error(error.describe());
   else console.error(error);
-  process.exit(error instanceof ConfigError ? 78 : 1);
+  process.exit(error instanceof CommandError ? error.exitCode : 1);
 });

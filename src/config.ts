@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
 import { WEBHOOK_METHODS } from './contract/vocabulary.js';
+import { DEFAULT_VENDOR_CONNECTIONS } from './vendor-api/options.js';
 
 /**
  * The only reader of process.env. One zod schema, one frozen object; a bad setting stops
@@ -77,7 +79,7 @@ const envSchema = z.object({
   VENDOR_API_KEY: z.string({ error: 'is required' }).min(1, 'is required'),
   VENDOR_CONNECT_TIMEOUT_MS: int(1, 5_000),
   VENDOR_TIMEOUT_MS: int(1, 30_000),
-  VENDOR_CONNECTIONS: int(1, 64),
+  VENDOR_CONNECTIONS: int(1, DEFAULT_VENDOR_CONNECTIONS),
   VENDOR_RATE_PER_SECOND: z.coerce.number().positive().default(10),
   VENDOR_MAX_CONCURRENT: int(1, 20),
   /** Per-operation overrides, JSON: {"vehicle":{"ratePerSecond":50,"maxConcurrent":10,"spendCapPerHour":1000}}. */
@@ -186,4 +188,28 @@ export function loadAuditConfig(
     throw new ConfigError(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'invalid');
   }
   return Object.freeze(parsed.data);
+}
+
+/** The sandbox's own settings, its SANDBOX_* variables (src/sandbox/main.ts says which). */
+export function sandboxEnvironment(
+  env: NodeJS.ProcessEnv = process.env,
+): Readonly<Record<string, string | undefined>> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('SANDBOX_')));
+}
+
+/** `dev`: the environment with the local stack's defaults under it (the environment wins). */
+export function devEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
+  return {
+    KAFKA_BROKERS: '127.0.0.1:9092',
+    SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081/apis/ccompat/v7',
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: '8080',
+    VENDOR_RATE_PER_SECOND: '20',
+    // The sandbox calls the sink on the service's own port (0 = the port it bound).
+    WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',
+    WEBHOOK_SECRET: randomBytes(24).toString('hex'),
+    VEHICLE_SEARCH_POLL_MS: '5000',
+    ...env,
+  };
 }

@@ -13,6 +13,29 @@ export const ERROR_KINDS = [
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
+/**
+ * Every `error.code` a dead letter can carry (shared/contract.md leaves it open; the service
+ * closes it here). The vendor client's codes first (src/vendor-api/errors.ts says when each is
+ * used), then the service's own.
+ */
+export const ERROR_CODES = [
+  'VENDOR_UNAUTHORIZED', // 401, 403
+  'VENDOR_RATE_LIMITED', // 429
+  'VENDOR_SERVER_ERROR', // 5xx
+  'VENDOR_HTTP_ERROR', // any other non-2xx: 400, 404 (not "nothing found"), 422...
+  'VENDOR_TIMEOUT', // connect, headers or body timeout
+  'VENDOR_NETWORK', // refused, reset, DNS...
+  'VENDOR_BAD_RESPONSE', // a 2xx body that is not the documented JSON
+  'VENDOR_RESPONSE_TOO_LARGE', // body above maxResponseBytes
+  'VENDOR_ABORTED', // the caller's AbortSignal fired
+  'VENDOR_CLIENT_CLOSED', // call after close()
+  'VENDOR_CLIENT_ERROR', // the client failed before or while sending (a bug, not the network)
+  'SELFIE_DOWNLOAD_FAILED', // the selfie URL could not be fetched
+  'SELFIE_UNUSABLE', // the selfie URL answered, but not with a JPEG within the size limit
+  'PENDING_STORE_FAILED', // an accepted vehicle search could not be recorded for its completion
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export interface AppErrorOptions {
   cause?: unknown;
   retryable?: boolean;
@@ -22,7 +45,7 @@ export interface AppErrorOptions {
   /** Machine-readable detail that is safe to log (never personal data). */
   details?: Record<string, unknown>;
   /** A stable code naming the failure more precisely than the kind (VENDOR_TIMEOUT...). */
-  code?: string;
+  code?: ErrorCode;
 }
 
 /** Base class of every error the service raises on purpose. */
@@ -32,7 +55,7 @@ export class AppError extends Error {
   readonly httpStatus: number | undefined;
   readonly retryAfterMs: number | undefined;
   readonly details: Record<string, unknown> | undefined;
-  readonly code: string | undefined;
+  readonly code: ErrorCode | undefined;
 
   constructor(kind: ErrorKind, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -53,14 +76,38 @@ export class InvalidRequestError extends AppError {
   }
 }
 
-/** A bad setting: start-up stops with a message naming it. */
-export class ConfigError extends Error {
+/**
+ * A failure the person running a command can fix (a setting, a flag, an unknown topic...):
+ * the command ends with one line naming it and an exit code of its own, never a stack trace.
+ * Not an AppError: these never become dead letters.
+ */
+export abstract class CommandError extends Error {
+  abstract readonly exitCode: number;
+
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+  }
+
+  /** The one line the command prints. */
+  describe(): string {
+    return this.message;
+  }
+}
+
+/** A bad setting: start-up stops with a message naming it (exit code 78, EX_CONFIG). */
+export class ConfigError extends CommandError {
+  readonly exitCode = 78;
+
   constructor(
     readonly setting: string,
     message: string,
   ) {
     super(`${setting}: ${message}`);
-    this.name = 'ConfigError';
+  }
+
+  override describe(): string {
+    return `configuration error: ${this.message}`;
   }
 }
 

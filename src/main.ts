@@ -274,7 +274,7 @@ async function closeAll(closers: (() => Promise<unknown>)[], logger: Logger): Pr
   }
 }
 
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));

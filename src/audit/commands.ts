@@ -1,11 +1,11 @@
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { loadAuditConfig, type AuditConfig } from '../config.js';
-import { ConfigError } from '../errors.js';
+import { CommandError } from '../errors.js';
 import { createLogger } from '../observability/logger.js';
 import { routeProcessWarnings } from '../observability/node-warnings.js';
 import { openClients, type AuditClients } from './clients.js';
-import { AuditError, badArguments } from './errors.js';
+import { badArguments } from './errors.js';
 import {
   collect,
   parseFilter,
@@ -14,7 +14,7 @@ import {
   type FilterFlags,
   type WindowFlags,
 } from './flags.js';
-import { fileSink, streamSink, type LineSink } from './jsonl.js';
+import { fileSink, OutputClosedError, streamSink, type LineSink } from './jsonl.js';
 import { progressFor, type ProgressStream } from './progress.js';
 import { runReplay } from './replay.js';
 import { runRedrive } from './run-redrive.js';
@@ -182,6 +182,7 @@ async function run(io: AuditIo, name: string, flags: ConnectionFlags, plan: () =
     io.stderr.write(`${name}: ${controller.signal.aborted ? 'interrupted; ' : ''}${summary}\n`);
     if (controller.signal.aborted) io.setExitCode(130);
   } catch (error) {
+    if (error instanceof OutputClosedError) return;
     io.stderr.write(`${name}: ${describeError(error)}\n`);
     io.setExitCode(exitCodeOf(error));
   } finally {
@@ -200,14 +201,13 @@ function loadConfig(flags: ConnectionFlags, io: AuditIo): AuditConfig {
 }
 
 function describeError(error: unknown): string {
-  if (error instanceof ConfigError) return `configuration error: ${error.message}`;
+  if (error instanceof CommandError) return error.describe();
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n')[0] ?? text;
 }
 
 function exitCodeOf(error: unknown): number {
-  if (error instanceof AuditError) return error.exitCode;
-  return error instanceof ConfigError ? 78 : 1;
+  return error instanceof CommandError ? error.exitCode : 1;
 }
 
 function processIo(): AuditIo {

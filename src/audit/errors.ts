@@ -1,3 +1,5 @@
+import { CommandError } from '../errors.js';
+
 /**
  * Failures of the audit commands that the user can fix: each ends the command with one line
  * naming the problem and a distinct exit code (scripts can tell a typo from an outage).
@@ -14,7 +16,7 @@ export const AUDIT_ERROR_CODES = {
 } as const;
 export type AuditErrorCode = keyof typeof AUDIT_ERROR_CODES;
 
-export class AuditError extends Error {
+export class AuditError extends CommandError {
   readonly exitCode: number;
 
   constructor(
@@ -22,8 +24,7 @@ export class AuditError extends Error {
     message: string,
     options: { cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'AuditError';
+    super(message, options);
     this.exitCode = AUDIT_ERROR_CODES[code];
   }
 }

@@ -51,10 +51,33 @@ export interface LineSink {
   close(): Promise<void>;
 }
 
+/**
+ * The reader of the output stopped early (`replay … | head`): not a failure, the command just
+ * stops, quietly, the way command-line tools end on a closed pipe.
+ */
+export class OutputClosedError extends Error {
+  constructor(cause: unknown) {
+    super('the reader of the output has gone', { cause });
+    this.name = 'OutputClosedError';
+  }
+}
+
 export function streamSink(stream: Writable, options: { end: boolean } = { end: false }): LineSink {
+  // A write to a closed pipe fails later, as an 'error' event: kept here and thrown by the next
+  // write (without a listener, the event would crash the process).
+  let failure: Error | undefined;
+  stream.on('error', (error: Error) => {
+    failure ??= sinkError(error);
+  });
   return {
     async write(line) {
-      if (!stream.write(formatLine(line))) await once(stream, 'drain');
+      if (failure) throw failure;
+      if (stream.write(formatLine(line))) return;
+      try {
+        await once(stream, 'drain');
+      } catch (error) {
+        throw sinkError(error);
+      }
     },
     async close() {
       if (!options.end) return;
@@ -62,6 +85,11 @@ export function streamSink(stream: Writable, options: { end: boolean } = { end: 
       if (!stream.writableFinished) await once(stream, 'finish');
     },
   };
+}
+
+function sinkError(error: unknown): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  return (error as NodeJS.ErrnoException).code === 'EPIPE' ? new OutputClosedError(error) : error;
 }
 
 /** Opens (truncates) `path`; fails at once, naming the file, when it cannot be written. */

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import {
   requestEnvelopeSchema,
+  type Correlation,
   type ErrorEnvelope,
   type Origin,
   type RequestEnvelope,
@@ -8,7 +9,9 @@ import {
 } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
 import { AppError, InvalidRequestError, toAppError } from '../errors.js';
-import type { HandlerContext, HandlerOutcome, Handlers, RequestCorrelation } from '../handlers/types.js';
+import type { ParamsOf } from '../contract/params.js';
+import type { Handler, HandlerContext, HandlerOutcome, Handlers } from '../handlers/types.js';
+import type { ScheduleLimiter } from '../limits/types.js';
 import type { RequestLogger } from '../observability/logger.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import type { IdempotencyStore } from './idempotency.js';
@@ -19,17 +22,13 @@ import { decideRetry, type RetrySettings } from './retry-policy.js';
  * reuse an outcome already paid for, else call the handler under the operation's limiter and
  * breaker with retries. Decides result or dead letter; never throws for a bad message.
  */
-export interface ScheduleLimiter {
-  schedule<T>(fn: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
-  backoff(ms: number): void;
-}
-
 export interface ProcessDeps {
   decodeValue(value: Buffer): Promise<unknown>;
-  parseParams(
-    operation: Operation,
+  /** The operation's schema (contract/params.ts): the one place params are checked. */
+  parseParams<O extends Operation>(
+    operation: O,
     params: unknown,
-  ): { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
+  ): { ok: true; value: ParamsOf<O> } | { ok: false; message: string };
   handlers: Handlers;
   limiterFor(operation: Operation): ScheduleLimiter;
   breakerFor(operation: Operation): CircuitBreaker;
@@ -40,12 +39,12 @@ export interface ProcessDeps {
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
-export interface IncomingRequest {
-  operation: Operation;
+export interface IncomingRequest<O extends Operation = Operation> {
+  operation: O;
   origin: Origin;
   value: Buffer | null;
   /** Key and traceparent of the message, handed to handlers that write later (vehicle-async). */
-  correlation?: RequestCorrelation | undefined;
+  correlation?: Correlation | undefined;
 }
 
 export type ProcessOutcome =
@@ -54,9 +53,9 @@ export type ProcessOutcome =
   /** Stopped by shutdown or revocation: not completed, so it is read again later. */
   | { kind: 'aborted' };
 
-export async function processRequest(
+export async function processRequest<O extends Operation>(
   deps: ProcessDeps,
-  incoming: IncomingRequest,
+  incoming: IncomingRequest<O>,
   signal: AbortSignal,
   log: RequestLogger,
 ): Promise<ProcessOutcome> {
@@ -97,11 +96,14 @@ export async function processRequest(
   };
 }
 
-type ReadResult =
-  | { ok: true; envelope: RequestEnvelope; params: Record<string, unknown> }
+type ReadResult<O extends Operation> =
+  | { ok: true; envelope: RequestEnvelope; params: ParamsOf<O> }
   | { ok: false; error: AppError; request: Record<string, unknown>; requestId: string | null };
 
-async function readRequest(deps: ProcessDeps, incoming: IncomingRequest): Promise<ReadResult> {
+async function readRequest<O extends Operation>(
+  deps: ProcessDeps,
+  incoming: IncomingRequest<O>,
+): Promise<ReadResult<O>> {
   const { value } = incoming;
   const raw = (): Record<string, unknown> => ({ raw: value ? value.toString('base64') : '' });
   if (value === null || value.length === 0) {
@@ -125,18 +127,11 @@ async function readRequest(deps: ProcessDeps, incoming: IncomingRequest): Promis
   const parsed = requestEnvelopeSchema.safeParse(decoded);
   const asObject = isObject(decoded) ? decoded : raw();
   if (!parsed.success) {
-    const requestId =
-      isObject(decoded) &&
-      typeof decoded.requestId === 'string' &&
-      decoded.requestId.length <= 128 &&
-      decoded.requestId.length > 0
-        ? decoded.requestId
-        : null;
     return {
       ok: false,
       error: new InvalidRequestError(`envelope: ${describeIssues(parsed.error)}`),
       request: asObject,
-      requestId,
+      requestId: requestIdOf(decoded),
     };
   }
   const params = deps.parseParams(incoming.operation, parsed.data.params);
@@ -151,6 +146,13 @@ async function readRequest(deps: ProcessDeps, incoming: IncomingRequest): Promis
   return { ok: true, envelope: parsed.data, params: params.value };
 }
 
+/** The requestId of an invalid envelope, when it has a usable one. */
+function requestIdOf(decoded: unknown): string | null {
+  if (!isObject(decoded) || typeof decoded.requestId !== 'string') return null;
+  const { length } = decoded.requestId;
+  return length > 0 && length <= 128 ? decoded.requestId : null;
+}
+
 class RetriesExhausted extends Error {
   constructor(
     readonly error: AppError,
@@ -160,15 +162,15 @@ class RetriesExhausted extends Error {
   }
 }
 
-async function callWithRetries(
+async function callWithRetries<O extends Operation>(
   deps: ProcessDeps,
-  operation: Operation,
+  operation: O,
   context: Omit<HandlerContext, 'signal'>,
-  params: Record<string, unknown>,
+  params: ParamsOf<O>,
   signal: AbortSignal,
   log: RequestLogger,
 ): Promise<{ outcome: HandlerOutcome; attempts: number }> {
-  const handler = deps.handlers[operation];
+  const handler: Handler<O> = deps.handlers[operation];
   const limiter = deps.limiterFor(operation);
   const breaker = deps.breakerFor(operation);
   let attempts = 0;
@@ -212,11 +214,11 @@ async function callWithRetries(
   }
 }
 
-function toResult(
+function toResult<O extends Operation>(
   deps: ProcessDeps,
-  incoming: IncomingRequest,
+  incoming: IncomingRequest<O>,
   envelope: RequestEnvelope,
-  params: Record<string, unknown>,
+  params: ParamsOf<O>,
   outcome: HandlerOutcome,
   attempts: number,
   receivedAt: Date,

@@ -20,6 +20,16 @@ export const originSchema = z.object({
 export type Origin = z.infer<typeof originSchema>;
 
 /**
+ * The request message's key and traceparent, so that messages written later on the request's
+ * behalf (its result, vehicle-search events) share its partition and its trace. Opaque to
+ * handlers.
+ */
+export interface Correlation {
+  key: Buffer | null;
+  traceparent?: string | undefined;
+}
+
+/**
  * A request as upstream publishes it. `params` is checked per operation (contract/params.ts)
  * after the envelope, so the dead letter can say which of the two was wrong. Unknown members
  * are ignored: publishers may be newer than us.

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { InvalidRequestError } from '../errors.js';
 import {
   brDateToIso,
   chassisProblem,
@@ -214,16 +213,7 @@ export type ParamsOf<O extends Operation> = z.output<ParamsSchemas[O]>;
 /** Params as a caller may write them (masked tax ids, one value or a list...), per operation. */
 export type ParamsInputOf<O extends Operation> = z.input<ParamsSchemas[O]>;
 
-export type ClassifyDocumentParams = ParamsOf<'classify-document'>;
-export type FaceDocumentLookupParams = ParamsOf<'face-document-lookup'>;
 export type LawsuitsByPartyParams = ParamsOf<'lawsuits-by-party'>;
-export type LawsuitsSummaryParams = ParamsOf<'lawsuits-summary'>;
-export type LawsuitByNumberParams = ParamsOf<'lawsuit-by-number'>;
-export type VehicleParams = ParamsOf<'vehicle'>;
-export type VehicleAsyncParams = ParamsOf<'vehicle-async'>;
-export type StateRegistrationParams = ParamsOf<'state-registration'>;
-export type CompanyPartnersParams = ParamsOf<'company-partners'>;
-export type EsocialEligibilityParams = ParamsOf<'esocial-eligibility'>;
 
 export type { ParamsIssue } from '../contract/param-rules/issues.js';
 
@@ -241,13 +231,4 @@ export function parseParams<O extends Operation>(operation: O, value: unknown): 
   if (result.success) return { ok: true, operation, params: result.data as ParamsOf<O> };
   const issues = toParamsIssues(result.error.issues);
   return { ok: false, operation, message: formatIssues(issues), issues };
-}
-
-/** parseParams, throwing InvalidRequestError with the schema's message when the params are wrong. */
-export function parseParamsOrThrow<O extends Operation>(operation: O, value: unknown): ParamsOf<O> {
-  const result = parseParams(operation, value);
-  if (result.ok) return result.params;
-  throw new InvalidRequestError(`${operation} params: ${result.message}`, {
-    details: { operation, issues: result.issues.map((issue) => issue.path) },
-  });
 }

@@ -1,16 +1,14 @@
-import type { Operation } from '../contract/operations.js';
-import type { ParamsInputOf } from '../contract/params.js';
+import { OPERATIONS, type Operation } from '../contract/operations.js';
 import type { VendorClient } from '../vendor-api/client.js';
 import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-async.js';
-import type { CallOptions, VendorResult } from '../vendor-api/types.js';
 import { toOutcome } from './outcome.js';
 import type { Handler, Handlers } from './types.js';
 import { vehicleAsyncHandler, type VehicleAsyncDeps } from './vehicle-async.js';
 
 /**
  * One handler per operation: params → vendor call → outcome. Nine of them are the same
- * pass-through, so they are one table here rather than nine copies of one file; the
- * operation with its own logic (vehicle-async) has its own file.
+ * pass-through over the vendor client's table (vendor-api/operations/index.ts); the operation
+ * with its own logic (vehicle-async) has its own file.
  */
 export interface HandlerDeps {
   vendor: VendorClient;
@@ -20,14 +18,9 @@ export interface HandlerDeps {
   onVehicleSearchCreated?: VehicleAsyncDeps['onSearchCreated'];
 }
 
-type VendorCall<O extends Operation> = (
-  params: ParamsInputOf<O>,
-  options: CallOptions,
-) => Promise<VendorResult<unknown>>;
-
-/** Params reach handlers already checked against the operation's schema (contract/params.ts). */
-function passThrough<O extends Operation>(call: VendorCall<O>): Handler {
-  return async (params, { signal }) => toOutcome(await call(params as ParamsInputOf<O>, { signal }));
+/** Nine operations are the vendor call alone: the params go as parsed, the answer comes back as is. */
+function passThrough<O extends Operation>(vendor: VendorClient, operation: O): Handler<O> {
+  return async (params, { signal }) => toOutcome(await vendor.call(operation, params, { signal }));
 }
 
 export function createHandlers({
@@ -36,18 +29,18 @@ export function createHandlers({
   onVehicleSearchCreated,
 }: HandlerDeps): Handlers {
   return {
-    'classify-document': passThrough<'classify-document'>((p, o) => vendor.classifyDocument(p, o)),
-    'face-document-lookup': passThrough<'face-document-lookup'>((p, o) => vendor.faceDocumentLookup(p, o)),
-    'lawsuits-by-party': passThrough<'lawsuits-by-party'>((p, o) => vendor.lawsuitsByParty(p, o)),
-    'lawsuits-summary': passThrough<'lawsuits-summary'>((p, o) => vendor.lawsuitsSummary(p, o)),
-    'lawsuit-by-number': passThrough<'lawsuit-by-number'>((p, o) => vendor.lawsuitByNumber(p, o)),
-    vehicle: passThrough<'vehicle'>((p, o) => vendor.vehicle(p, o)),
+    ...byOperation((operation) => passThrough(vendor, operation)),
     'vehicle-async': vehicleAsyncHandler(vendor, {
       webhookFor: vehicleSearchWebhook,
       onSearchCreated: onVehicleSearchCreated,
     }),
-    'state-registration': passThrough<'state-registration'>((p, o) => vendor.stateRegistration(p, o)),
-    'company-partners': passThrough<'company-partners'>((p, o) => vendor.companyPartners(p, o)),
-    'esocial-eligibility': passThrough<'esocial-eligibility'>((p, o) => vendor.esocialEligibility(p, o)),
   };
+}
+
+/** One handler per operation, each typed for its own params. */
+function byOperation(make: <O extends Operation>(operation: O) => Handler<O>): Handlers {
+  // Object.fromEntries loses the link between each key and its handler's params; `make` keeps it.
+  return Object.fromEntries(
+    OPERATIONS.map((operation) => [operation, make(operation)]),
+  ) as unknown as Handlers;
 }

@@ -1,5 +1,6 @@
-import type { Origin } from '../contract/envelopes.js';
+import type { Correlation, Origin } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
+import type { ParamsOf } from '../contract/params.js';
 
 /**
  * What a handler returns: the outcome of one vendor operation, in the contract's terms.
@@ -14,21 +15,12 @@ export interface HandlerOutcome {
   searchId?: string;
 }
 
-/**
- * Opaque to handlers: the request message's key and traceparent, so messages written later on
- * the request's behalf (vehicle-search events) share its partition and its trace.
- */
-export interface RequestCorrelation {
-  key: Buffer | null;
-  traceparent?: string | undefined;
-}
-
 export interface HandlerContext {
   requestId: string;
   signal: AbortSignal;
   /** The request's metadata, echoed on messages written later on its behalf. */
   metadata?: Readonly<Record<string, string>> | undefined;
-  correlation?: RequestCorrelation | undefined;
+  correlation?: Correlation | undefined;
   /**
    * Where the request message sits (topic, partition, offset). Its offset is committed in the
    * same transaction as the messages written for it, so a committed offset past it proves
@@ -37,7 +29,10 @@ export interface HandlerContext {
   origin?: Origin | undefined;
 }
 
-/** A handler receives params already checked by the operation's schema (contract/params.ts). */
-export type Handler = (params: Record<string, unknown>, context: HandlerContext) => Promise<HandlerOutcome>;
+/** A handler receives its operation's params as its schema parsed them (contract/params.ts). */
+export type Handler<O extends Operation = Operation> = (
+  params: ParamsOf<O>,
+  context: HandlerContext,
+) => Promise<HandlerOutcome>;
 
-export type Handlers = Readonly<Record<Operation, Handler>>;
+export type Handlers = { readonly [O in Operation]: Handler<O> };

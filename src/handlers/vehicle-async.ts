@@ -1,17 +1,16 @@
-import type { Origin } from '../contract/envelopes.js';
-import type { ParamsInputOf } from '../contract/params.js';
+import type { Correlation, Origin } from '../contract/envelopes.js';
 import { AppError } from '../errors.js';
 import type { VendorClient } from '../vendor-api/client.js';
 import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-async.js';
 import { toOutcome } from './outcome.js';
-import type { Handler, RequestCorrelation } from './types.js';
+import type { Handler } from './types.js';
 
 /** A search the vendor accepted, as the completion tracker (src/webhooks/) records it. */
 export interface CreatedSearch {
   requestId: string;
   searchId: string;
   metadata?: Readonly<Record<string, string>> | undefined;
-  correlation?: RequestCorrelation | undefined;
+  correlation?: Correlation | undefined;
   /** The request message: its final event waits until this offset is committed. */
   origin?: Origin | undefined;
 }
@@ -31,10 +30,13 @@ export interface VehicleAsyncDeps {
  * configured, and answers `accepted` with the vendor's id of the search. Completion arrives
  * later through the webhook or the poller (src/webhooks/).
  */
-export function vehicleAsyncHandler(vendor: VendorClient, deps: VehicleAsyncDeps = {}): Handler {
+export function vehicleAsyncHandler(
+  vendor: Pick<VendorClient, 'call'>,
+  deps: VehicleAsyncDeps = {},
+): Handler<'vehicle-async'> {
   return async (params, { requestId, signal, metadata, correlation, origin }) => {
     const webhook = deps.webhookFor?.(requestId);
-    const result = await vendor.createVehicleSearch(params as ParamsInputOf<'vehicle-async'>, {
+    const result = await vendor.call('vehicle-async', params, {
       signal,
       ...(webhook ? { webhook } : {}),
     });

@@ -17,9 +17,10 @@ export interface LimiterDeps {
   /** Epoch milliseconds; sub-millisecond precision welcome. */
   now?: () => number;
   /**
-   * Fraction by which call spacing is widened (default 0.02): a call that starts a little late
-   * (timer or event-loop delay) must not let the following calls crowd one second past the limit.
-   * 0.02 tolerates 20 ms of uneven lateness; see bench/limits.ts for the figures.
+   * Fraction by which call spacing is widened (DEFAULT_RATE_MARGIN, 0.035): a call that starts a
+   * little late (timer or event-loop delay) must not let the following calls crowd one second
+   * past the limit. 0.035 tolerates 35 ms of uneven lateness a second; see bench/limits.ts for the
+   * figures.
    */
   rateMargin?: number;
 }
@@ -39,6 +40,9 @@ export interface OperationLimiter {
    */
   readonly stats: { queued: number; running: number; started: number };
 }
+
+/** What a caller of the vendor needs of its operation's limiter. */
+export type ScheduleLimiter = Pick<OperationLimiter, 'schedule' | 'backoff'>;
 
 export type SpendCapListener = (operation: Operation, resumeAt: number) => void;
 

@@ -1,5 +1,10 @@
 import type { IHeaders } from 'kafkajs';
-import type { ErrorEnvelope, ResultEnvelope, VehicleSearchEvent } from '../contract/envelopes.js';
+import type {
+  Correlation,
+  ErrorEnvelope,
+  ResultEnvelope,
+  VehicleSearchEvent,
+} from '../contract/envelopes.js';
 import type { TopicNames } from '../contract/operations.js';
 import { buildHeaders } from './headers.js';
 import { fitResult } from './shrink-result.js';
@@ -20,11 +25,6 @@ export interface OutputDeps {
   source: string;
   resultMaxBytes: number;
   now(): Date;
-}
-
-export interface Correlation {
-  key: Buffer | null;
-  traceparent?: string | undefined;
 }
 
 /**

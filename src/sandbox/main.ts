@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { sandboxEnvironment } from '../config.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { knobsFromEnv } from './knobs.js';
 import { createSandbox, type Sandbox } from './server.js';
@@ -20,7 +21,7 @@ function portFrom(env: Env): number {
  * SANDBOX_API_KEY ('sandbox-key'), SANDBOX_LOG_LEVEL (info) and one variable per knob
  * (see KNOB_ENV in knobs.ts, e.g. SANDBOX_LATENCY_MS, SANDBOX_ERROR_RATE).
  */
-export async function runSandboxFromEnv(env: Env = process.env, logger?: Logger): Promise<Sandbox> {
+export async function runSandboxFromEnv(env: Env = sandboxEnvironment(), logger?: Logger): Promise<Sandbox> {
   const log = logger ?? createLogger({ level: env.SANDBOX_LOG_LEVEL ?? 'info' });
   const sandbox = await createSandbox({
     host: env.SANDBOX_HOST ?? '127.0.0.1',

@@ -1,80 +1,26 @@
 import { Agent } from 'undici';
-import type { ParamsInputOf } from '../contract/params.js';
-import { classifyDocument } from './operations/classify-document.js';
-import { companyPartners } from './operations/company-partners.js';
-import { esocialEligibility } from './operations/esocial-eligibility.js';
-import { faceDocumentLookup } from './operations/face-document-lookup.js';
-import { lawsuitByNumber } from './operations/lawsuit-by-number.js';
-import { lawsuitsByParty } from './operations/lawsuits-by-party.js';
-import { lawsuitsSummary } from './operations/lawsuits-summary.js';
-import { stateRegistration } from './operations/state-registration.js';
-import {
-  createVehicleSearch,
-  getVehicleSearch,
-  type CreateVehicleSearchOptions,
-} from './operations/vehicle-async.js';
-import { vehicle } from './operations/vehicle.js';
+import type { Operation } from '../contract/operations.js';
+import type { ParamsOf } from '../contract/params.js';
+import { VENDOR_OPERATIONS, type OptionsOf, type ResponseOf } from './operations/index.js';
+import { getVehicleSearch } from './operations/vehicle-async.js';
 import { resolveVendorOptions, type VendorClientOptions } from './options.js';
-import type { ClassifyResponse } from './schemas/classify.js';
-import type { FaceResponse } from './schemas/face.js';
-import type {
-  LawsuitByNumberResponse,
-  LawsuitsResponse,
-  LawsuitsSummaryResponse,
-} from './schemas/lawsuits.js';
-import type {
-  CompanyPartnersResponse,
-  EsocialResponse,
-  StateRegistrationResponse,
-} from './schemas/registry.js';
-import type { VehicleResponse, VehicleSearchCreated, VehicleSearchResponse } from './schemas/vehicle.js';
+import type { VehicleSearchResponse } from './schemas/vehicle.js';
 import { createTransport } from './transport.js';
 import type { CallOptions, VendorContext, VendorResult } from './types.js';
 
 /**
- * One method per vendor call. Each validates its params (src/contract/params.ts) before any
- * request, so a request that can never succeed costs nothing, and throws InvalidRequestError
- * with the schema's message. Vendor failures throw VendorError.
+ * The vendor API: one call per operation of the contract (operations/index.ts), plus the
+ * status of an asynchronous vehicle search. Params come parsed by the operation's schema
+ * (contract/params.ts), so a request that can never succeed never reaches here. Vendor
+ * failures throw VendorError.
  */
 export interface VendorClient {
-  classifyDocument(
-    params: ParamsInputOf<'classify-document'>,
-    options?: CallOptions,
-  ): Promise<VendorResult<ClassifyResponse>>;
-  faceDocumentLookup(
-    params: ParamsInputOf<'face-document-lookup'>,
-    options?: CallOptions,
-  ): Promise<VendorResult<FaceResponse>>;
-  lawsuitsByParty(
-    params: ParamsInputOf<'lawsuits-by-party'>,
-    options?: CallOptions,
-  ): Promise<VendorResult<LawsuitsResponse>>;
-  lawsuitsSummary(
-    params: ParamsInputOf<'lawsuits-summary'>,
-    options?: CallOptions,
-  ): Promise<VendorResult<LawsuitsSummaryResponse>>;
-  lawsuitByNumber(
-    params: ParamsInputOf<'lawsuit-by-number'>,
-    options?: CallOptions,
-  ): Promise<VendorResult<LawsuitByNumberResponse>>;
-  vehicle(params: ParamsInputOf<'vehicle'>, options?: CallOptions): Promise<VendorResult<VehicleResponse>>;
-  createVehicleSearch(
-    params: ParamsInputOf<'vehicle-async'>,
-    options?: CreateVehicleSearchOptions,
-  ): Promise<VendorResult<VehicleSearchCreated>>;
+  call<O extends Operation>(
+    operation: O,
+    params: ParamsOf<O>,
+    options?: OptionsOf<O>,
+  ): Promise<VendorResult<ResponseOf<O>>>;
   getVehicleSearch(requestId: string, options?: CallOptions): Promise<VendorResult<VehicleSearchResponse>>;
-  stateRegistration(
-    params: ParamsInputOf<'state-registration'>,
-    options?: CallOptions,
-  ): Promise<VendorResult<StateRegistrationResponse>>;
-  companyPartners(
-    params: ParamsInputOf<'company-partners'>,
-    options?: CallOptions,
-  ): Promise<VendorResult<CompanyPartnersResponse>>;
-  esocialEligibility(
-    params: ParamsInputOf<'esocial-eligibility'>,
-    options?: CallOptions,
-  ): Promise<VendorResult<EsocialResponse>>;
   /** Waits for calls in flight, then closes every socket; later calls fail with VENDOR_CLIENT_CLOSED. */
   close(): Promise<void>;
 }
@@ -98,17 +44,8 @@ export function createVendorClient(options: VendorClientOptions): VendorClient {
   const context: VendorContext = { send: createTransport(agent, resolved), agent, options: resolved };
   let closing: Promise<void> | undefined;
   return {
-    classifyDocument: (params, call) => classifyDocument(context, params, call),
-    faceDocumentLookup: (params, call) => faceDocumentLookup(context, params, call),
-    lawsuitsByParty: (params, call) => lawsuitsByParty(context, params, call),
-    lawsuitsSummary: (params, call) => lawsuitsSummary(context, params, call),
-    lawsuitByNumber: (params, call) => lawsuitByNumber(context, params, call),
-    vehicle: (params, call) => vehicle(context, params, call),
-    createVehicleSearch: (params, call) => createVehicleSearch(context, params, call),
-    getVehicleSearch: (requestId, call) => getVehicleSearch(context, requestId, call),
-    stateRegistration: (params, call) => stateRegistration(context, params, call),
-    companyPartners: (params, call) => companyPartners(context, params, call),
-    esocialEligibility: (params, call) => esocialEligibility(context, params, call),
+    call: (operation, params, options) => VENDOR_OPERATIONS[operation](context, params, options),
+    getVehicleSearch: (requestId, options) => getVehicleSearch(context, requestId, options),
     // Idempotent: undici throws when an agent is closed twice.
     close: () => (closing ??= agent.close()),
   };

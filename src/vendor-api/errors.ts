@@ -1,26 +1,12 @@
-import { AppError, type AppErrorOptions, type ErrorKind } from '../errors.js';
+import { AppError, type AppErrorOptions, type ErrorCode, type ErrorKind } from '../errors.js';
 
 /**
  * Failures of a vendor call, one stable code each (the undici pattern: one code per failure,
- * flags for the runtime). `kind` is the contract's dead-letter kind (shared/contract.md,
- * "Messages"); `retryable` says whether the same call may succeed later.
+ * flags for the runtime; the list is ERROR_CODES in src/errors.ts). `kind` is the contract's
+ * dead-letter kind (shared/contract.md, "Messages"); `retryable` says whether the same call may
+ * succeed later.
  */
-export const VENDOR_ERROR_CODES = [
-  'VENDOR_UNAUTHORIZED', // 401, 403
-  'VENDOR_RATE_LIMITED', // 429
-  'VENDOR_SERVER_ERROR', // 5xx
-  'VENDOR_HTTP_ERROR', // any other non-2xx: 400, 404 (not "nothing found"), 422...
-  'VENDOR_TIMEOUT', // connect, headers or body timeout
-  'VENDOR_NETWORK', // refused, reset, DNS...
-  'VENDOR_BAD_RESPONSE', // a 2xx body that is not the documented JSON
-  'VENDOR_RESPONSE_TOO_LARGE', // body above maxResponseBytes
-  'VENDOR_ABORTED', // the caller's AbortSignal fired
-  'VENDOR_CLIENT_CLOSED', // call after close()
-  'VENDOR_CLIENT_ERROR', // the client failed before or while sending (a bug, not the network)
-  'SELFIE_DOWNLOAD_FAILED', // the selfie URL could not be fetched
-  'SELFIE_UNUSABLE', // the selfie URL answered, but not with a JPEG within the size limit
-] as const;
-export type VendorErrorCode = (typeof VENDOR_ERROR_CODES)[number];
+export type VendorErrorCode = Extract<ErrorCode, `VENDOR_${string}` | `SELFIE_${string}`>;
 
 /** Which vendor call failed: the operation and its route template (never the real path). */
 export interface VendorCall {
@@ -59,8 +45,4 @@ export class VendorError extends AppError {
     this.vendorId = vendorId;
     Object.defineProperty(this, 'vendorMessage', { value: vendorMessage, enumerable: false });
   }
-}
-
-export function isVendorError(error: unknown): error is VendorError {
-  return error instanceof VendorError;
 }

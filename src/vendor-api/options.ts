@@ -8,12 +8,15 @@ import { formatIssues, toParamsIssues } from '../contract/param-rules/issues.js'
  * of failing on the first paid call. Values come from src/config.ts; nothing here reads
  * process.env.
  */
+/** One default for the client and VENDOR_CONNECTIONS (config.ts), so both behave alike. */
+export const DEFAULT_VENDOR_CONNECTIONS = 64;
+
 export interface VendorClientOptions {
   /** Base address of the vendor API, e.g. https://api.vendor.example (a path prefix is kept). */
   baseUrl: string;
   /** Sent as `Authorization: ApiKey <apiKey>` (vendor-api.md, "Authentication"). */
   apiKey: string;
-  /** Most sockets open to the vendor at once (undici `connections`). Default 10. */
+  /** Most sockets open to the vendor at once (undici `connections`). Default DEFAULT_VENDOR_CONNECTIONS. */
   connections?: number;
   /** Idle keep-alive time of a socket. Default 4000 ms. */
   keepAliveTimeoutMs?: number;
@@ -90,7 +93,7 @@ const optionsSchema = z.strictObject(
       .int('must be a whole number')
       .min(1, 'must be at least 1')
       .max(1024, 'must be at most 1024')
-      .default(10),
+      .default(DEFAULT_VENDOR_CONNECTIONS),
     keepAliveTimeoutMs: milliseconds(4000),
     connectTimeoutMs: milliseconds(5000),
     headersTimeoutMs: milliseconds(30_000),

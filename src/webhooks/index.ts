@@ -1,9 +1,5 @@
-export {
-  createVehicleSearchTracker,
-  type ScheduleLimiter,
-  type TrackerSettings,
-  type VehicleSearchTracker,
-} from './tracker.js';
+export { createVehicleSearchTracker, type TrackerSettings, type VehicleSearchTracker } from './tracker.js';
+export type { ScheduleLimiter } from '../limits/types.js';
 export { createEventPublisher, type EventPublisher } from './event-publisher.js';
 export { memoryPendingStore } from './memory-pending-store.js';
 export { redisPendingStore } from './redis-pending-store.js';

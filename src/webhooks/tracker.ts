@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Origin } from '../contract/envelopes.js';
 import type { CreatedSearch } from '../handlers/vehicle-async.js';
+import type { ScheduleLimiter } from '../limits/types.js';
 import type { VendorClient } from '../vendor-api/client.js';
 import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-async.js';
 import { nextPollAt, type PollSchedule } from './backoff.js';
@@ -32,16 +33,12 @@ export interface TrackerSettings {
   doneTtlMs: number;
 }
 
-export interface ScheduleLimiter {
-  schedule<T>(fn: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
-}
-
 export interface TrackerDeps {
   vendor: Pick<VendorClient, 'getVehicleSearch'>;
   store: PendingStore;
   publisher: EventPublisher;
   /** The vehicle-async limiter: polls count against the vendor's rate like any call. */
-  limiter?: ScheduleLimiter | undefined;
+  limiter?: Pick<ScheduleLimiter, 'schedule'> | undefined;
   settings: TrackerSettings;
   logger: Logger;
   now?: () => number;

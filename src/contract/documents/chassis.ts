@@ -1,11 +1,8 @@
-import { randomChars, randomSource } from './random.js';
-
 /**
  * Chassis number (VIN, ISO 3779): 17 characters, letters and digits without I, O and Q
  * (they read as 1 and 0). Case-insensitive. No check digit: position 9 is a check digit only
  * in North America, and Brazilian VINs do not carry one.
  */
-const VIN_ALPHABET = '0123456789ABCDEFGHJKLMNPRSTUVWXYZ';
 const VIN_SHAPE = /^[0-9A-HJ-NPR-Z]{17}$/i;
 
 export function isValidChassis(value: string): boolean {
@@ -18,9 +15,4 @@ export function chassisProblem(value: string): string | undefined {
 
 export function normalizeChassis(value: string): string {
   return value.toUpperCase();
-}
-
-/** A well-formed VIN, deterministic for a given seed (Brazilian WMI prefix 9BW). */
-export function generateChassis(seed?: number): string {
-  return `9BW${randomChars(randomSource(seed), VIN_ALPHABET, 14)}`;
 }

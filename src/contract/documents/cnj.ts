@@ -1,6 +1,4 @@
 import { isJudicialProcess } from 'validation-br';
-import { JudicialProcess } from 'validation-br/judicial-process';
-import { randomDigits, randomInt, randomSource } from './random.js';
 import { onlyDigits } from './text.js';
 
 /**
@@ -28,21 +26,4 @@ export function isValidCnj(value: string): boolean {
 
 export function normalizeCnj(value: string): string {
   return onlyDigits(value);
-}
-
-export function formatCnj(value: string): string {
-  return normalizeCnj(value).replace(/^(\d{7})(\d{2})(\d{4})(\d)(\d{2})(\d{4})$/, '$1-$2.$3.$4.$5.$6');
-}
-
-/** A valid CNJ number, deterministic for a given seed; bare digits unless `masked: true`. */
-export function generateCnj(seed?: number, options: { masked?: boolean } = {}): string {
-  const random = randomSource(seed);
-  const sequence = randomDigits(random, 7);
-  const year = String(randomInt(random, 2000, 2025));
-  const segment = String(randomInt(random, 1, 9));
-  const court = String(randomInt(random, 1, 27)).padStart(2, '0');
-  const origin = randomDigits(random, 4);
-  const withoutCheck = `${sequence}${year}${segment}${court}${origin}`;
-  const digits = `${sequence}${JudicialProcess.checksum(withoutCheck)}${year}${segment}${court}${origin}`;
-  return options.masked === true ? formatCnj(digits) : digits;
 }

@@ -1,5 +1,4 @@
 import { cnpj as cnpjLibrary } from 'cpf-cnpj-validator';
-import { DIGITS, UPPER_LETTERS, randomChars, randomDigits, randomInt, randomSource } from './random.js';
 import { isRepeatedCharacter, stripMask } from './text.js';
 
 /**
@@ -43,34 +42,4 @@ export function normalizeCnpj(value: string): string {
 
 export function isAlphanumericCnpj(value: string): boolean {
   return /[A-Z]/i.test(value);
-}
-
-export function formatCnpj(value: string): string {
-  return normalizeCnpj(value).replace(
-    /^([0-9A-Z]{2})([0-9A-Z]{3})([0-9A-Z]{3})([0-9A-Z]{4})(\d{2})$/,
-    '$1.$2.$3/$4-$5',
-  );
-}
-
-export interface CnpjGenerateOptions {
-  /** Letters in the first 12 positions (the July 2026 format); at least one is guaranteed. */
-  alphanumeric?: boolean;
-  masked?: boolean;
-}
-
-/** A valid CNPJ, deterministic for a given seed. Numeric ones get the head-office branch 0001. */
-export function generateCnpj(seed?: number, options: CnpjGenerateOptions = {}): string {
-  const random = randomSource(seed);
-  let firstTwelve: string;
-  if (options.alphanumeric === true) {
-    const chars = randomChars(random, DIGITS + UPPER_LETTERS, 12);
-    const at = randomInt(random, 0, 7);
-    firstTwelve = `${chars.slice(0, at)}${randomChars(random, UPPER_LETTERS, 1)}${chars.slice(at + 1)}`;
-  } else {
-    let root = randomDigits(random, 8);
-    while (isRepeatedCharacter(root)) root = randomDigits(random, 8);
-    firstTwelve = `${root}0001`;
-  }
-  const cnpj = `${firstTwelve}${cnpjCheckDigits(firstTwelve)}`;
-  return options.masked === true ? formatCnpj(cnpj) : cnpj;
 }

@@ -1,5 +1,4 @@
 import { cpf as cpfLibrary } from 'cpf-cnpj-validator';
-import { randomDigits, randomSource } from './random.js';
 import { isRepeatedCharacter, onlyDigits } from './text.js';
 
 /**
@@ -37,21 +36,4 @@ export function isValidCpf(value: string): boolean {
 /** The 11 digits of a CPF, mask removed, leading zeros kept. */
 export function normalizeCpf(value: string): string {
   return onlyDigits(value);
-}
-
-export function formatCpf(value: string): string {
-  return normalizeCpf(value).replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4');
-}
-
-export interface CpfGenerateOptions {
-  masked?: boolean;
-}
-
-/** A valid CPF, deterministic for a given seed (random without one). */
-export function generateCpf(seed?: number, options: CpfGenerateOptions = {}): string {
-  const random = randomSource(seed);
-  let firstNine = randomDigits(random, 9);
-  while (isRepeatedCharacter(firstNine)) firstNine = randomDigits(random, 9);
-  const cpf = `${firstNine}${cpfCheckDigits(firstNine)}`;
-  return options.masked === true ? formatCpf(cpf) : cpf;
 }

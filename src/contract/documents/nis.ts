@@ -1,6 +1,4 @@
 import { isPIS } from 'validation-br';
-import { PIS } from 'validation-br/pis-pasep';
-import { randomDigits, randomSource } from './random.js';
 import { isRepeatedCharacter, onlyDigits } from './text.js';
 
 /**
@@ -23,17 +21,4 @@ export function isValidNis(value: string): boolean {
 
 export function normalizeNis(value: string): string {
   return onlyDigits(value);
-}
-
-export function formatNis(value: string): string {
-  return normalizeNis(value).replace(/^(\d{3})(\d{5})(\d{2})(\d)$/, '$1.$2.$3-$4');
-}
-
-/** A valid NIS, deterministic for a given seed. */
-export function generateNis(seed?: number, options: { masked?: boolean } = {}): string {
-  const random = randomSource(seed);
-  let firstTen = randomDigits(random, 10);
-  while (isRepeatedCharacter(firstTen)) firstTen = randomDigits(random, 10);
-  const nis = `${firstTen}${PIS.checksum(firstTen)}`;
-  return options.masked === true ? formatNis(nis) : nis;
 }

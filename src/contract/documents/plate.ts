@@ -1,5 +1,3 @@
-import { DIGITS, UPPER_LETTERS, randomChars, randomSource } from './random.js';
-
 /**
  * Vehicle plates: old format AAA9999 and Mercosur AAA9A99, case-insensitive, with an
  * optional hyphen after the letters. Our own regex rather than validation-br's isCarPlate:
@@ -8,8 +6,6 @@ import { DIGITS, UPPER_LETTERS, randomChars, randomSource } from './random.js';
  * not documented to accept.
  */
 const PLATE_SHAPE = /^[A-Z]{3}-?\d[A-Z0-9]\d{2}$/i;
-
-export type PlateFormat = 'old' | 'mercosur';
 
 export function isValidPlate(value: string): boolean {
   return PLATE_SHAPE.test(value);
@@ -24,21 +20,4 @@ export function plateProblem(value: string): string | undefined {
 /** Upper case, hyphen removed: the vendor takes letters and digits only. */
 export function normalizePlate(value: string): string {
   return value.toUpperCase().replace('-', '');
-}
-
-export function plateFormat(value: string): PlateFormat | undefined {
-  if (!isValidPlate(value)) return undefined;
-  return /\d/.test(normalizePlate(value).charAt(4)) ? 'old' : 'mercosur';
-}
-
-export interface PlateGenerateOptions {
-  format?: PlateFormat;
-}
-
-/** A plate, deterministic for a given seed; Mercosur unless `format: 'old'`. */
-export function generatePlate(seed?: number, options: PlateGenerateOptions = {}): string {
-  const random = randomSource(seed);
-  const letters = randomChars(random, UPPER_LETTERS, 3);
-  const fifth = randomChars(random, options.format === 'old' ? DIGITS : UPPER_LETTERS, 1);
-  return `${letters}${randomChars(random, DIGITS, 1)}${fifth}${randomChars(random, DIGITS, 2)}`;
 }

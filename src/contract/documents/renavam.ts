@@ -1,6 +1,4 @@
 import { isRenavam } from 'validation-br';
-import { Renavam } from 'validation-br/renavam';
-import { randomDigits, randomSource } from './random.js';
 import { isRepeatedCharacter } from './text.js';
 
 /**
@@ -19,12 +17,4 @@ export function renavamProblem(value: string): string | undefined {
 
 export function isValidRenavam(value: string): boolean {
   return renavamProblem(value) === undefined;
-}
-
-/** A valid RENAVAM, deterministic for a given seed. */
-export function generateRenavam(seed?: number): string {
-  const random = randomSource(seed);
-  let firstTen = randomDigits(random, 10);
-  while (isRepeatedCharacter(firstTen)) firstTen = randomDigits(random, 10);
-  return `${firstTen}${Renavam.checksum(firstTen)}`;
 }

@@ -1,3 +1,4 @@
+import { LAWSUIT_STATUSES } from '../../contract/vocabulary.js';
 import { buildCnjNumber, generateCnpj, generateCpf, type CnjParts } from '../identifiers.js';
 import { isoDate, isoLocal, Prng } from '../random.js';
 import { UFS, companyName, personName } from './pools.js';
@@ -8,7 +9,6 @@ import {
   CLERK_ROLES,
   FEDERAL_REGION_UF,
   LABOUR_COURT_UF,
-  LAWSUIT_STATUSES,
   MOVEMENT_TITLES,
   OBSERVATION_BY_STATUS,
   STATE_COURT_BY_CODE,

@@ -1,9 +1,9 @@
+import { COURTS, LAWSUIT_FIELDS, LAWSUIT_STATUSES, SEGMENTS } from '../../contract/vocabulary.js';
 import { badRequest } from '../envelope.js';
 import { parseCnjNumber } from '../identifiers.js';
 import { Prng } from '../random.js';
 import { hasNoLawsuits, hasNoLawsuitsByName } from '../scenarios.js';
 import { buildLawsuit, buildParty, generateLawsuitNumber } from './lawsuit-record.js';
-import { COURTS, LAW_BRANCHES, LAWSUIT_STATUSES, SEGMENTS } from './lawsuit-vocab.js';
 import { SURNAMES, companyName, personName } from './pools.js';
 
 export type PartySearchParam = 'taxId' | 'partName' | 'exactPartName';
@@ -77,10 +77,10 @@ type SetFilter =
 
 const ALLOWED: Record<SetFilter, ReadonlySet<string> | undefined> = {
   grade: new Set(['1', '2', '3', '4']),
-  courts: COURTS,
+  courts: new Set(COURTS),
   partPole: new Set(['ATIVO', 'PASSIVO']),
   lawsuitStatuses: new Set(LAWSUIT_STATUSES),
-  lawsuitFields: new Set(LAW_BRANCHES),
+  lawsuitFields: new Set(LAWSUIT_FIELDS),
   topics: undefined,
   lawsuitTypes: undefined,
   segment: new Set(SEGMENTS),

@@ -1,65 +1,8 @@
-/** Value lists of the spec's lawsuit section (statuses, branches, segments, courts) and synthetic vocab. */
-
-export const LAWSUIT_STATUSES = [
-  'EM TRAMITACAO',
-  'EM GRAU DE RECURSO',
-  'SUSPENSO',
-  'ARQUIVAMENTO DEFINITIVO',
-  'ARQUIVAMENTO PROVISORIO',
-  'ARQUIVADO ADMINISTRATIVAMENTE',
-  'ARQUIVAMENTO',
-] as const;
-
-export const LAW_BRANCHES = [
-  'DIREITO A EDUCACAO',
-  'DIREITO ADMINISTRATIVO E OUTRAS MATERIAS DE DIREITO PUBLICO',
-  'DIREITO AMBIENTAL',
-  'DIREITO ASSISTENCIAL',
-  'DIREITO CIVIL',
-  'DIREITO DA CRIANCA E DO ADOLESCENTE',
-  'DIREITO DA SAUDE',
-  'DIREITO DO CONSUMIDOR',
-  'DIREITO DO TRABALHO',
-  'DIREITO ELEITORAL',
-  'DIREITO ELEITORAL E PROCESSO ELEITORAL DO STF',
-  'DIREITO INTERNACIONAL',
-  'DIREITO MARITIMO',
-  'DIREITO PENAL',
-  'DIREITO PENAL MILITAR',
-  'DIREITO PREVIDENCIARIO',
-  'DIREITO PROCESSUAL CIVIL E DO TRABALHO',
-  'DIREITO PROCESSUAL PENAL',
-  'DIREITO PROCESSUAL PENAL MILITAR',
-  'DIREITO TRIBUTARIO',
-] as const;
-
-export const SEGMENTS = ['JUSTICA ESTADUAL', 'JUSTICA DO TRABALHO', 'JUSTICA FEDERAL'] as const;
-
-const FEDERAL_UFS = 'AC AL AM AP BA CE DF ES GO MA MG MS MT PA PB PE PI PR RJ RN RO RR RS SC SE SP TO'.split(
-  ' ',
-);
-const STATE_COURT_UFS =
-  'AC AL AM AP BA CE DFT ES GO MA MG MS MT PA PB PE PI PR RJ RN RO RR RS SC SE SP TO'.split(' ');
-const ELECTORAL_UFS =
-  'AC AL AM AP BA CE DF DFT ES GO MA MG MS MT PA PB PE PI PR RJ RN RO RR RS SC SE SP TO'.split(' ');
-
-/** Every value of the spec's court list. */
-export const COURTS: ReadonlySet<string> = new Set([
-  'STF',
-  'STJ',
-  'STM',
-  'TSE',
-  'TST',
-  'CJF',
-  ...[1, 2, 3, 4, 5, 6].map((n) => `TRF-${String(n)}`),
-  ...FEDERAL_UFS.map((uf) => `JF-${uf}`),
-  ...STATE_COURT_UFS.map((uf) => `TJ-${uf}`),
-  ...ELECTORAL_UFS.map((uf) => `TRE-${uf}`),
-  ...Array.from({ length: 24 }, (_, i) => `TRT-${String(i + 1)}`),
-  'TJM-MG',
-  'TJM-RS',
-  'TJM-SP',
-]);
+/**
+ * The sandbox's lawsuit vocabulary beyond the spec's value lists (those are the contract's,
+ * src/contract/vocabulary.ts): CNJ court codes, court seats, classes, subjects, movements.
+ */
+import type { LAWSUIT_FIELDS, LAWSUIT_STATUSES } from '../../contract/vocabulary.js';
 
 /** CNJ court codes (TR) of the state courts of justice (J = 8), in the CNJ table order. */
 export const STATE_COURT_BY_CODE = [
@@ -169,7 +112,7 @@ export const SUBJECTS: Readonly<Record<LawsuitKind, readonly LawsuitSubject[]>> 
   social: [{ titulo: 'AUXILIO-DOENCA PREVIDENCIARIO', codigoCNJ: '6101' }],
 };
 
-export const BRANCH_BY_KIND: Record<LawsuitKind, readonly (typeof LAW_BRANCHES)[number][]> = {
+export const BRANCH_BY_KIND: Record<LawsuitKind, readonly (typeof LAWSUIT_FIELDS)[number][]> = {
   labour: ['DIREITO DO TRABALHO', 'DIREITO PROCESSUAL CIVIL E DO TRABALHO'],
   civil: ['DIREITO CIVIL', 'DIREITO DO CONSUMIDOR'],
   criminal: ['DIREITO PENAL', 'DIREITO PROCESSUAL PENAL'],

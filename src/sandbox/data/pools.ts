@@ -1,3 +1,4 @@
+import { UFS, type Uf } from '../../contract/documents/uf.js';
 import type { Prng } from '../random.js';
 
 /** Synthetic vocabulary: every name here is invented, combined at random, never a real person. */
@@ -65,36 +66,7 @@ export const COMPANY_KINDS = [
   'CONSTRUCOES',
 ] as const;
 
-export const UFS = [
-  'AC',
-  'AL',
-  'AM',
-  'AP',
-  'BA',
-  'CE',
-  'DF',
-  'ES',
-  'GO',
-  'MA',
-  'MG',
-  'MS',
-  'MT',
-  'PA',
-  'PB',
-  'PE',
-  'PI',
-  'PR',
-  'RJ',
-  'RN',
-  'RO',
-  'RR',
-  'RS',
-  'SC',
-  'SE',
-  'SP',
-  'TO',
-] as const;
-export type Uf = (typeof UFS)[number];
+export { UFS, type Uf };
 
 export function isUf(value: string): value is Uf {
   return (UFS as readonly string[]).includes(value);

@@ -1,4 +1,4 @@
-import { parseParamsOrThrow, type FileInput, type ParamsInputOf } from '../../contract/params.js';
+import type { FileInput, ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
 import { singleFileForm } from '../multipart.js';
 import { interpret } from '../respond.js';
@@ -14,10 +14,10 @@ export const CLASSIFY_MEMBER_NAME = 'arquivo1';
 /** POST /classify/v3: one file (vendor-api.md "Limits"); an empty `data` means none found. */
 export async function classifyDocument(
   context: VendorContext,
-  input: ParamsInputOf<'classify-document'>,
+  params: ParamsOf<'classify-document'>,
   options: CallOptions = {},
 ): Promise<VendorResult<ClassifyResponse>> {
-  const { file } = parseParamsOrThrow('classify-document', input);
+  const { file } = params;
   const response = await context.send({
     call: CALL,
     method: 'POST',

@@ -1,4 +1,4 @@
-import { parseParamsOrThrow, type ParamsInputOf } from '../../contract/params.js';
+import type { ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
 import { interpret } from '../respond.js';
 import { companyPartnersResponseSchema, type CompanyPartnersResponse } from '../schemas/registry.js';
@@ -9,10 +9,10 @@ const CALL: VendorCall = { operation: 'company-partners', route: 'GET /receita-f
 /** GET /receita-federal-cnpj-qsa?taxId=<CNPJ>: partners and administrators. */
 export async function companyPartners(
   context: VendorContext,
-  input: ParamsInputOf<'company-partners'>,
+  params: ParamsOf<'company-partners'>,
   options: CallOptions = {},
 ): Promise<VendorResult<CompanyPartnersResponse>> {
-  const { taxId } = parseParamsOrThrow('company-partners', input);
+  const { taxId } = params;
   const response = await context.send({
     call: CALL,
     method: 'GET',

@@ -1,4 +1,4 @@
-import { parseParamsOrThrow, type ParamsInputOf } from '../../contract/params.js';
+import type { ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
 import { interpret } from '../respond.js';
 import { esocialResponseSchema, liftEsocialBody, type EsocialResponse } from '../schemas/registry.js';
@@ -12,10 +12,9 @@ const CALL: VendorCall = { operation: 'esocial-eligibility', route: 'GET /esocia
  */
 export async function esocialEligibility(
   context: VendorContext,
-  input: ParamsInputOf<'esocial-eligibility'>,
+  params: ParamsOf<'esocial-eligibility'>,
   options: CallOptions = {},
 ): Promise<VendorResult<EsocialResponse>> {
-  const params = parseParamsOrThrow('esocial-eligibility', input);
   const response = await context.send({
     call: CALL,
     method: 'GET',

@@ -1,4 +1,4 @@
-import { parseParamsOrThrow, type ParamsInputOf } from '../../contract/params.js';
+import type { ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
 import { singleFileForm } from '../multipart.js';
 import { interpret } from '../respond.js';
@@ -17,10 +17,9 @@ const CALL: VendorCall = { operation: 'face-document-lookup', route: 'POST /ocr-
  */
 export async function faceDocumentLookup(
   context: VendorContext,
-  input: ParamsInputOf<'face-document-lookup'>,
+  params: ParamsOf<'face-document-lookup'>,
   options: CallOptions = {},
 ): Promise<VendorResult<FaceResponse>> {
-  const params = parseParamsOrThrow('face-document-lookup', input);
   const selfie =
     'base64' in params.selfie
       ? Buffer.from(params.selfie.base64, 'base64')

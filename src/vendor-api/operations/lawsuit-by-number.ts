@@ -1,4 +1,4 @@
-import { parseParamsOrThrow, type ParamsInputOf } from '../../contract/params.js';
+import type { ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
 import { interpret } from '../respond.js';
 import { lawsuitByNumberResponseSchema, type LawsuitByNumberResponse } from '../schemas/lawsuits.js';
@@ -13,10 +13,10 @@ const CALL: VendorCall = { operation: 'lawsuit-by-number', route: 'GET /lawsuits
  */
 export async function lawsuitByNumber(
   context: VendorContext,
-  input: ParamsInputOf<'lawsuit-by-number'>,
+  params: ParamsOf<'lawsuit-by-number'>,
   options: CallOptions = {},
 ): Promise<VendorResult<LawsuitByNumberResponse>> {
-  const { lawsuitNumber } = parseParamsOrThrow('lawsuit-by-number', input);
+  const { lawsuitNumber } = params;
   const response = await context.send({
     call: CALL,
     method: 'GET',

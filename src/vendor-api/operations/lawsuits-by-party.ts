@@ -1,4 +1,4 @@
-import { parseParamsOrThrow, type LawsuitsByPartyParams, type ParamsInputOf } from '../../contract/params.js';
+import type { LawsuitsByPartyParams, ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
 import { LAWSUIT_FILTER_KEYS } from '../../contract/param-rules/lawsuit-filters.js';
 import { interpret } from '../respond.js';
@@ -11,10 +11,9 @@ const SEARCH_KEYS = ['taxId', 'partName', 'exactPartName'] as const;
 /** GET /lawsuits/v2 with exactly one search parameter and optional filters. */
 export async function lawsuitsByParty(
   context: VendorContext,
-  input: ParamsInputOf<'lawsuits-by-party'>,
+  params: ParamsOf<'lawsuits-by-party'>,
   options: CallOptions = {},
 ): Promise<VendorResult<LawsuitsResponse>> {
-  const params = parseParamsOrThrow('lawsuits-by-party', input);
   const response = await context.send({
     call: CALL,
     method: 'GET',

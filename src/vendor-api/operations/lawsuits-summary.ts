@@ -1,4 +1,4 @@
-import { parseParamsOrThrow, type ParamsInputOf } from '../../contract/params.js';
+import type { ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
 import { interpret } from '../respond.js';
 import { lawsuitsSummaryResponseSchema, type LawsuitsSummaryResponse } from '../schemas/lawsuits.js';
@@ -9,10 +9,10 @@ const CALL: VendorCall = { operation: 'lawsuits-summary', route: 'GET /lawsuits-
 /** GET /lawsuits-summary/v1?taxId=: counts by court, justice segment and year. */
 export async function lawsuitsSummary(
   context: VendorContext,
-  input: ParamsInputOf<'lawsuits-summary'>,
+  params: ParamsOf<'lawsuits-summary'>,
   options: CallOptions = {},
 ): Promise<VendorResult<LawsuitsSummaryResponse>> {
-  const { taxId } = parseParamsOrThrow('lawsuits-summary', input);
+  const { taxId } = params;
   const response = await context.send({
     call: CALL,
     method: 'GET',

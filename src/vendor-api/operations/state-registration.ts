@@ -1,4 +1,4 @@
-import { parseParamsOrThrow, type ParamsInputOf } from '../../contract/params.js';
+import type { ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
 import { interpret } from '../respond.js';
 import { stateRegistrationResponseSchema, type StateRegistrationResponse } from '../schemas/registry.js';
@@ -10,10 +10,9 @@ const KEYS = ['cnpj', 'cpf', 'ie', 'uf'] as const;
 /** GET /receita-federal-and-sintegra by cnpj, cpf + uf, or ie + uf (params.ts enforces one mode). */
 export async function stateRegistration(
   context: VendorContext,
-  input: ParamsInputOf<'state-registration'>,
+  params: ParamsOf<'state-registration'>,
   options: CallOptions = {},
 ): Promise<VendorResult<StateRegistrationResponse>> {
-  const params = parseParamsOrThrow('state-registration', input);
   const query: [string, string][] = [];
   for (const key of KEYS) {
     const value = params[key];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseParamsOrThrow, type ParamsInputOf } from '../../contract/params.js';
+import type { ParamsOf } from '../../contract/params.js';
 import { InvalidRequestError } from '../../errors.js';
 import type { VendorCall } from '../errors.js';
 import { httpUrl } from '../../contract/param-rules/fields.js';
@@ -34,10 +34,10 @@ export interface CreateVehicleSearchOptions extends CallOptions {
 /** POST /vehicles-async/v3: all parameters in the JSON body, unlike the synchronous lookup. */
 export async function createVehicleSearch(
   context: VendorContext,
-  input: ParamsInputOf<'vehicle-async'>,
+  params: ParamsOf<'vehicle-async'>,
   options: CreateVehicleSearchOptions = {},
 ): Promise<VendorResult<VehicleSearchCreated>> {
-  const { licensePlate } = parseParamsOrThrow('vehicle-async', input);
+  const { licensePlate } = params;
   const webhook = options.webhook === undefined ? undefined : parseWebhook(options.webhook);
   const response = await context.send({
     call: CREATE,

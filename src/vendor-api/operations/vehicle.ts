@@ -1,4 +1,4 @@
-import { parseParamsOrThrow, type ParamsInputOf } from '../../contract/params.js';
+import type { ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
 import { interpret } from '../respond.js';
 import { vehicleResponseSchema, type VehicleResponse } from '../schemas/vehicle.js';
@@ -13,10 +13,9 @@ const KEYS = ['licensePlate', 'registryId', 'chassis'] as const;
  */
 export async function vehicle(
   context: VendorContext,
-  input: ParamsInputOf<'vehicle'>,
+  params: ParamsOf<'vehicle'>,
   options: CallOptions = {},
 ): Promise<VendorResult<VehicleResponse>> {
-  const params = parseParamsOrThrow('vehicle', input);
   const query: [string, string][] = [];
   for (const key of KEYS) {
     const value = params[key];

@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { formatLine, streamSink, toAuditLine } from '../../../src/audit/jsonl.js';
+import { formatLine, OutputClosedError, streamSink, toAuditLine } from '../../../src/audit/jsonl.js';
 import { decodeRecord, type RawRecord } from '../../../src/audit/records.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 
@@ -86,5 +86,22 @@ describe('JSON Lines of replay', () => {
     out.resume();
     await sink.close();
     expect(out.writableFinished).toBe(true);
+  });
+
+  it('turns a closed pipe into OutputClosedError on the next write, and other failures into themselves', async () => {
+    const failing = (code: string) =>
+      new Writable({
+        write(_chunk, _encoding, callback) {
+          callback(Object.assign(new Error(`write ${code}`), { code }));
+        },
+      });
+    const closed = streamSink(failing('EPIPE'));
+    await closed.write({ n: 1 }).catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(closed.write({ n: 2 })).rejects.toBeInstanceOf(OutputClosedError);
+    const full = streamSink(failing('ENOSPC'));
+    await full.write({ n: 1 }).catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(full.write({ n: 2 })).rejects.toThrow('write ENOSPC');
   });
 });

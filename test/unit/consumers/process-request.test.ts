@@ -5,6 +5,7 @@ import { memoryIdempotencyStore } from '../../../src/consumers/idempotency.js';
 import { processRequest, type ProcessDeps } from '../../../src/consumers/process-request.js';
 import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
 import { AppError } from '../../../src/errors.js';
+import type { ParamsOf } from '../../../src/contract/params.js';
 import type { Handler, HandlerOutcome, Handlers } from '../../../src/handlers/types.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 
@@ -23,10 +24,10 @@ function setup(handler: Handler, overrides: Partial<ProcessDeps> = {}) {
   const backoff = vi.fn();
   const deps: ProcessDeps = {
     decodeValue: (value) => plainJsonCodec().decode(value),
-    parseParams: (_op, params) =>
+    parseParams: <O extends Operation>(_op: O, params: unknown) =>
       typeof params === 'object' && params !== null && 'taxId' in params
-        ? { ok: true, value: params }
-        : { ok: false, message: 'taxId: required' },
+        ? { ok: true as const, value: params as ParamsOf<O> }
+        : { ok: false as const, message: 'taxId: required' },
     handlers,
     limiterFor: () => ({ schedule: (fn) => fn(), backoff }),
     breakerFor: (op) => breakers.get(op)!,

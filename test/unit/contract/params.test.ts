@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseParams, parseParamsOrThrow, paramsSchemas } from '../../../src/contract/params.js';
+import { parseParams, paramsSchemas } from '../../../src/contract/params.js';
 import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
-import { InvalidRequestError } from '../../../src/errors.js';
 
 const CPF = '529.982.247-25';
 const CNPJ = '11.222.333/0001-81';
@@ -32,13 +31,6 @@ describe('params schemas', () => {
   it('rejects unknown members and suggests the near spelling', () => {
     expect(messageOf('lawsuits-summary', { taxID: CPF })).toBe(
       'taxId: is required; unknown member "taxID" (did you mean "taxId"?); allowed: taxId',
-    );
-  });
-
-  it('parseParamsOrThrow throws an invalid_request error carrying the message', () => {
-    expect(() => parseParamsOrThrow('company-partners', { taxId: CPF })).toThrow(InvalidRequestError);
-    expect(() => parseParamsOrThrow('company-partners', { taxId: CPF })).toThrow(
-      'company-partners params: taxId: must be 14 characters',
     );
   });
 

@@ -2,7 +2,7 @@ import { isJudicialProcess } from 'validation-br';
 import { cnpj as cnpjLib, cpf as cpfLib } from 'cpf-cnpj-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/index.js';
-import { COURTS } from '../../../src/sandbox/data/lawsuit-vocab.js';
+import { COURTS } from '../../../src/contract/vocabulary.js';
 import {
   cnpjFor,
   cpfFor,
@@ -57,7 +57,7 @@ describe('GET /lawsuits/v2', () => {
     expect(body.data.length).toBeGreaterThan(0);
     for (const lawsuit of body.data) {
       expect(isJudicialProcess(lawsuit.numeroProcessoUnico)).toBe(true);
-      expect(COURTS.has(lawsuit.tribunal)).toBe(true);
+      expect(COURTS).toContain(lawsuit.tribunal);
       expect(lawsuit.partes.some((p) => p.cpf === taxId)).toBe(true);
       for (const party of lawsuit.partes) {
         if (party.cpf !== undefined) expect(cpfLib.isValid(party.cpf)).toBe(true);

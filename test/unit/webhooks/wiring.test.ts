@@ -14,7 +14,7 @@ const created = {
   raw: { id: 's-9', version: 'v3Async' },
   body: { id: 's-9', version: 'v3Async', metadata: undefined },
 } as const;
-const vendor = { createVehicleSearch: () => Promise.resolve(created) } as unknown as VendorClient;
+const vendor = { call: () => Promise.resolve(created) } as unknown as VendorClient;
 const context = {
   requestId: 'req-9',
   signal: new AbortController().signal,

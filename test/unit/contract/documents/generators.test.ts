@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  generateChassis,
-  generateCnj,
-  generateCnpj,
-  generateCpf,
-  generateNis,
-  generatePlate,
-  generateRenavam,
   isValidChassis,
   isValidCnj,
   isValidCnpj,
@@ -15,6 +8,15 @@ import {
   isValidPlate,
   isValidRenavam,
 } from '../../../../src/contract/documents/index.js';
+import {
+  generateChassis,
+  generateCnj,
+  generateCnpj,
+  generateCpf,
+  generateNis,
+  generatePlate,
+  generateRenavam,
+} from '../../../helpers/documents.js';
 
 const generators: [string, (seed?: number) => string, (value: string) => boolean][] = [
   ['generateCpf', generateCpf, isValidCpf],

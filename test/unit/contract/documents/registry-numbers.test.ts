@@ -3,11 +3,6 @@ import { isJudicialProcess } from 'validation-br';
 import { describe, expect, it } from 'vitest';
 import {
   cnjProblem,
-  formatCnj,
-  formatNis,
-  generateCnj,
-  generateNis,
-  generateRenavam,
   isValidCnj,
   isValidNis,
   isValidRenavam,
@@ -16,6 +11,13 @@ import {
   normalizeNis,
   renavamProblem,
 } from '../../../../src/contract/documents/index.js';
+import {
+  formatCnj,
+  formatNis,
+  generateCnj,
+  generateNis,
+  generateRenavam,
+} from '../../../helpers/documents.js';
 import { DIGITS, cnjOracle, nisOracle, renavamOracle, singleSubstitutions } from './oracles.js';
 
 const seed = fc.integer({ min: 0, max: 2 ** 31 - 1 });

@@ -3,8 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   UFS,
   brDateToIso,
-  generateChassis,
-  generatePlate,
   isValidBrDate,
   isValidChassis,
   isValidIsoDate,
@@ -12,8 +10,8 @@ import {
   isValidUf,
   normalizePlate,
   normalizeUf,
-  plateFormat,
 } from '../../../../src/contract/documents/index.js';
+import { generateChassis, generatePlate, plateFormat } from '../../../helpers/documents.js';
 
 const seed = fc.integer({ min: 0, max: 2 ** 31 - 1 });
 

@@ -7,10 +7,6 @@ import {
   cnpjProblem,
   cpfCheckDigits,
   cpfProblem,
-  formatCnpj,
-  formatCpf,
-  generateCnpj,
-  generateCpf,
   isValidCnpj,
   isValidCpf,
   isValidTaxId,
@@ -19,6 +15,7 @@ import {
   normalizeTaxId,
   taxIdKind,
 } from '../../../../src/contract/documents/index.js';
+import { formatCnpj, formatCpf, generateCnpj, generateCpf } from '../../../helpers/documents.js';
 import { ALPHANUMERIC, DIGITS, cnpjOracle, cpfOracle, singleSubstitutions } from './oracles.js';
 
 const seed = fc.integer({ min: 0, max: 2 ** 31 - 1 });

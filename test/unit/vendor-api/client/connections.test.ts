@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientFor, json, startFakeVendor } from './fake-vendor.js';
+import { clientFor, json, parsed, startFakeVendor } from './fake-vendor.js';
 import { summarySample } from './samples.js';
 
 describe('shared agent', () => {
@@ -12,7 +12,8 @@ describe('shared agent', () => {
       json(response, 200, summarySample);
     });
     const client = clientFor(vendor);
-    for (let i = 0; i < 8; i++) await client.lawsuitsSummary({ taxId: '52998224725' });
+    for (let i = 0; i < 8; i++)
+      await client.call('lawsuits-summary', parsed('lawsuits-summary', { taxId: '52998224725' }));
     expect(ports).toHaveLength(8);
     expect(new Set(ports).size).toBeLessThanOrEqual(2);
   });
@@ -30,7 +31,11 @@ describe('shared agent', () => {
       }, 20);
     });
     const client = clientFor(vendor, { connections: 2 });
-    await Promise.all(Array.from({ length: 6 }, () => client.lawsuitsSummary({ taxId: '52998224725' })));
+    await Promise.all(
+      Array.from({ length: 6 }, () =>
+        client.call('lawsuits-summary', parsed('lawsuits-summary', { taxId: '52998224725' })),
+      ),
+    );
     expect(sockets.size).toBeLessThanOrEqual(2);
     expect(mostInFlight).toBe(2);
   });

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { VendorError } from '../../../../src/vendor-api/errors.js';
-import { API_KEY, clientFor, json, replyJson, rejectionOf, startFakeVendor } from './fake-vendor.js';
+import { API_KEY, clientFor, json, parsed, rejectionOf, replyJson, startFakeVendor } from './fake-vendor.js';
 import { summarySample } from './samples.js';
 
 const PARAMS = { taxId: '52998224725' };
@@ -18,7 +18,9 @@ async function failureFor(status: number, headers: Record<string, string> = {}):
   const vendor = await startFakeVendor((_, response) => {
     json(response, status, envelope(status, 'Reason'), headers);
   });
-  const error = await rejectionOf(clientFor(vendor).lawsuitsSummary(PARAMS));
+  const error = await rejectionOf(
+    clientFor(vendor).call('lawsuits-summary', parsed('lawsuits-summary', PARAMS)),
+  );
   expect(error).toBeInstanceOf(VendorError);
   return error as VendorError;
 }
@@ -73,7 +75,9 @@ describe('vendor HTTP errors', () => {
       response.writeHead(500);
       response.end('oops');
     });
-    const error = await rejectionOf(clientFor(vendor).lawsuitsSummary(PARAMS));
+    const error = await rejectionOf(
+      clientFor(vendor).call('lawsuits-summary', parsed('lawsuits-summary', PARAMS)),
+    );
     expect(error).toMatchObject({ code: 'VENDOR_SERVER_ERROR', retryable: true, vendorId: undefined });
   });
 
@@ -91,7 +95,9 @@ describe('vendor bad answers', () => {
       response.writeHead(200, { 'content-type': 'text/html' });
       response.end('<html></html>');
     });
-    const error = await rejectionOf(clientFor(vendor).lawsuitsSummary(PARAMS));
+    const error = await rejectionOf(
+      clientFor(vendor).call('lawsuits-summary', parsed('lawsuits-summary', PARAMS)),
+    );
     expect(error).toMatchObject({
       code: 'VENDOR_BAD_RESPONSE',
       kind: 'internal',
@@ -105,7 +111,9 @@ describe('vendor bad answers', () => {
     const vendor = await startFakeVendor((_, response) => {
       json(response, 200, { ...summarySample, data: [{ total: '52998224725' }] });
     });
-    const error = await rejectionOf(clientFor(vendor).lawsuitsSummary(PARAMS));
+    const error = await rejectionOf(
+      clientFor(vendor).call('lawsuits-summary', parsed('lawsuits-summary', PARAMS)),
+    );
     expect(error).toMatchObject({ code: 'VENDOR_BAD_RESPONSE', kind: 'internal' });
     expect((error as Error).message).toContain('data[0].total');
     expect((error as Error).message).not.toContain('52998224725');
@@ -115,7 +123,9 @@ describe('vendor bad answers', () => {
 describe('vendor transport failures', () => {
   it('a connection reset is VENDOR_NETWORK, upstream_unavailable and retryable', async () => {
     const vendor = await startFakeVendor((_, __, incoming) => incoming.socket.destroy());
-    const error = await rejectionOf(clientFor(vendor).lawsuitsSummary(PARAMS));
+    const error = await rejectionOf(
+      clientFor(vendor).call('lawsuits-summary', parsed('lawsuits-summary', PARAMS)),
+    );
     expect(error).toMatchObject({ code: 'VENDOR_NETWORK', kind: 'upstream_unavailable', retryable: true });
   });
 
@@ -129,14 +139,22 @@ describe('vendor transport failures', () => {
       }),
     );
     const error = await rejectionOf(
-      clientFor({ url: `http://127.0.0.1:${port}`, requests: [] }).lawsuitsSummary(PARAMS),
+      clientFor({ url: `http://127.0.0.1:${port}`, requests: [] }).call(
+        'lawsuits-summary',
+        parsed('lawsuits-summary', PARAMS),
+      ),
     );
     expect(error).toMatchObject({ code: 'VENDOR_NETWORK', retryable: true });
   });
 
   it('a vendor that never answers hits the headers timeout: VENDOR_TIMEOUT, kind timeout, retryable', async () => {
     const vendor = await startFakeVendor(() => undefined);
-    const error = await rejectionOf(clientFor(vendor, { headersTimeoutMs: 100 }).lawsuitsSummary(PARAMS));
+    const error = await rejectionOf(
+      clientFor(vendor, { headersTimeoutMs: 100 }).call(
+        'lawsuits-summary',
+        parsed('lawsuits-summary', PARAMS),
+      ),
+    );
     expect(error).toMatchObject({ code: 'VENDOR_TIMEOUT', kind: 'timeout', retryable: true });
     expect((error as VendorError).details).toMatchObject({ cause: 'UND_ERR_HEADERS_TIMEOUT' });
   });
@@ -146,13 +164,20 @@ describe('vendor transport failures', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.write('{"id":');
     });
-    const error = await rejectionOf(clientFor(vendor, { bodyTimeoutMs: 100 }).lawsuitsSummary(PARAMS));
+    const error = await rejectionOf(
+      clientFor(vendor, { bodyTimeoutMs: 100 }).call('lawsuits-summary', parsed('lawsuits-summary', PARAMS)),
+    );
     expect(error).toMatchObject({ code: 'VENDOR_TIMEOUT', details: { cause: 'UND_ERR_BODY_TIMEOUT' } });
   });
 
   it('a body above maxResponseBytes is result_too_large and not retryable', async () => {
     const vendor = await startFakeVendor(replyJson(200, summarySample));
-    const error = await rejectionOf(clientFor(vendor, { maxResponseBytes: 16 }).lawsuitsSummary(PARAMS));
+    const error = await rejectionOf(
+      clientFor(vendor, { maxResponseBytes: 16 }).call(
+        'lawsuits-summary',
+        parsed('lawsuits-summary', PARAMS),
+      ),
+    );
     expect(error).toMatchObject({
       code: 'VENDOR_RESPONSE_TOO_LARGE',
       kind: 'result_too_large',
@@ -163,7 +188,9 @@ describe('vendor transport failures', () => {
   it("the caller's abort signal cancels the call with VENDOR_ABORTED", async () => {
     const vendor = await startFakeVendor(() => undefined);
     const controller = new AbortController();
-    const pending = clientFor(vendor).lawsuitsSummary(PARAMS, { signal: controller.signal });
+    const pending = clientFor(vendor).call('lawsuits-summary', parsed('lawsuits-summary', PARAMS), {
+      signal: controller.signal,
+    });
     setTimeout(() => {
       controller.abort();
     }, 50);
@@ -174,6 +201,8 @@ describe('vendor transport failures', () => {
     const vendor = await startFakeVendor(replyJson(200, summarySample));
     const client = clientFor(vendor);
     await client.close();
-    expect(await rejectionOf(client.lawsuitsSummary(PARAMS))).toMatchObject({ code: 'VENDOR_CLIENT_CLOSED' });
+    expect(
+      await rejectionOf(client.call('lawsuits-summary', parsed('lawsuits-summary', PARAMS))),
+    ).toMatchObject({ code: 'VENDOR_CLIENT_CLOSED' });
   });
 });

@@ -4,9 +4,10 @@ import {
   API_KEY,
   clientFor,
   json,
-  replyJson,
   multipartOf,
+  parsed,
   rejectionOf,
+  replyJson,
   startFakeVendor,
 } from './fake-vendor.js';
 import { faceMatchSample, faceNoMatchSample } from './samples.js';
@@ -17,11 +18,14 @@ const SELFIE = { base64: JPEG_BYTES.toString('base64') };
 describe('faceDocumentLookup', () => {
   it('face lookup puts the unmasked CPF in the path, the JPEG selfie in a multipart part and repeats document_types[]', async () => {
     const vendor = await startFakeVendor(replyJson(200, faceMatchSample));
-    await clientFor(vendor).faceDocumentLookup({
-      cpf: '529.982.247-25',
-      selfie: SELFIE,
-      documentTypes: ['federal-id', 'passport'],
-    });
+    await clientFor(vendor).call(
+      'face-document-lookup',
+      parsed('face-document-lookup', {
+        cpf: '529.982.247-25',
+        selfie: SELFIE,
+        documentTypes: ['federal-id', 'passport'],
+      }),
+    );
 
     const [request] = vendor.requests;
     expect(request?.method).toBe('POST');
@@ -36,13 +40,19 @@ describe('faceDocumentLookup', () => {
 
   it('face lookup sends no query when no document type is asked (vendor default)', async () => {
     const vendor = await startFakeVendor(replyJson(200, faceMatchSample));
-    await clientFor(vendor).faceDocumentLookup({ cpf: '52998224725', selfie: SELFIE });
+    await clientFor(vendor).call(
+      'face-document-lookup',
+      parsed('face-document-lookup', { cpf: '52998224725', selfie: SELFIE }),
+    );
     expect(vendor.requests[0]?.rawQuery).toBe('');
   });
 
   it('face match fills ocr.birthDate from the sample spelling birthdate and keeps both', async () => {
     const vendor = await startFakeVendor(replyJson(200, faceMatchSample));
-    const result = await clientFor(vendor).faceDocumentLookup({ cpf: '52998224725', selfie: SELFIE });
+    const result = await clientFor(vendor).call(
+      'face-document-lookup',
+      parsed('face-document-lookup', { cpf: '52998224725', selfie: SELFIE }),
+    );
     expect(result).toMatchObject({ outcome: 'ok', vendorId: 'face-1' });
     expect(result.version).toBeUndefined();
     expect(result.body?.data.ocr?.birthDate).toBe('1990-02-01');
@@ -52,7 +62,10 @@ describe('faceDocumentLookup', () => {
 
   it('face no-match is a 200 with only match false and similarity: an ok outcome', async () => {
     const vendor = await startFakeVendor(replyJson(200, faceNoMatchSample));
-    const result = await clientFor(vendor).faceDocumentLookup({ cpf: '52998224725', selfie: SELFIE });
+    const result = await clientFor(vendor).call(
+      'face-document-lookup',
+      parsed('face-document-lookup', { cpf: '52998224725', selfie: SELFIE }),
+    );
     expect(result.outcome).toBe('ok');
     expect(result.body?.data).toEqual({ match: false, similarity: 0.12 });
   });
@@ -63,7 +76,10 @@ describe('faceDocumentLookup', () => {
       error: { statusCode: 404, error: 'Not Found', message: 'No identity document found for taxId' },
     };
     const vendor = await startFakeVendor(replyJson(404, envelope));
-    const result = await clientFor(vendor).faceDocumentLookup({ cpf: '52998224725', selfie: SELFIE });
+    const result = await clientFor(vendor).call(
+      'face-document-lookup',
+      parsed('face-document-lookup', { cpf: '52998224725', selfie: SELFIE }),
+    );
     expect(result).toEqual({
       outcome: 'not_found',
       httpStatus: 404,
@@ -80,7 +96,10 @@ describe('faceDocumentLookup', () => {
     };
     const vendor = await startFakeVendor(replyJson(422, envelope));
     const error = await rejectionOf(
-      clientFor(vendor).faceDocumentLookup({ cpf: '52998224725', selfie: SELFIE }),
+      clientFor(vendor).call(
+        'face-document-lookup',
+        parsed('face-document-lookup', { cpf: '52998224725', selfie: SELFIE }),
+      ),
     );
     expect(error).toBeInstanceOf(VendorError);
     const vendorError = error as VendorError;
@@ -105,10 +124,13 @@ describe('faceDocumentLookup', () => {
       response.end(JPEG_BYTES);
     });
     const vendor = await startFakeVendor(replyJson(200, faceMatchSample));
-    await clientFor(vendor).faceDocumentLookup({
-      cpf: '52998224725',
-      selfie: { url: `${images.url}/selfie.jpg` },
-    });
+    await clientFor(vendor).call(
+      'face-document-lookup',
+      parsed('face-document-lookup', {
+        cpf: '52998224725',
+        selfie: { url: `${images.url}/selfie.jpg` },
+      }),
+    );
     expect(images.requests[0]?.path).toBe('/selfie.jpg');
     expect(images.requests[0]?.headers.authorization).toBeUndefined();
     expect(multipartOf(vendor.requests[0]!)[0]?.data).toEqual(JPEG_BYTES);
@@ -139,7 +161,10 @@ describe('faceDocumentLookup', () => {
       });
       const client = clientFor(vendor, { selfieDownload: { maxBytes } });
       const error = await rejectionOf(
-        client.faceDocumentLookup({ cpf: '52998224725', selfie: { url: `${images.url}/s.jpg` } }),
+        client.call(
+          'face-document-lookup',
+          parsed('face-document-lookup', { cpf: '52998224725', selfie: { url: `${images.url}/s.jpg` } }),
+        ),
       );
       expect(error).toMatchObject({ code, kind, retryable });
       expect(vendor.requests).toHaveLength(0);
@@ -151,7 +176,10 @@ describe('faceDocumentLookup', () => {
     const vendor = await startFakeVendor(replyJson(200, faceMatchSample));
     const client = clientFor(vendor, { selfieDownload: { timeoutMs: 100 } });
     const error = await rejectionOf(
-      client.faceDocumentLookup({ cpf: '52998224725', selfie: { url: `${images.url}/s.jpg` } }),
+      client.call(
+        'face-document-lookup',
+        parsed('face-document-lookup', { cpf: '52998224725', selfie: { url: `${images.url}/s.jpg` } }),
+      ),
     );
     expect(error).toMatchObject({ code: 'SELFIE_DOWNLOAD_FAILED', kind: 'timeout', retryable: true });
   });

@@ -1,3 +1,5 @@
+import type { Operation } from '../../../../src/contract/operations.js';
+import { parseParams, type ParamsInputOf, type ParamsOf } from '../../../../src/contract/params.js';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
@@ -63,6 +65,13 @@ export async function startFakeVendor(reply: Reply): Promise<FakeVendor> {
 }
 
 export const API_KEY = 'test-key-0123456789';
+
+/** Params as the runtime hands them to the client: parsed by the operation's schema. */
+export function parsed<O extends Operation>(operation: O, input: ParamsInputOf<O>): ParamsOf<O> {
+  const result = parseParams(operation, input);
+  if (!result.ok) throw new Error(`test params of ${operation} are invalid: ${result.message}`);
+  return result.params;
+}
 
 /** A client for the fake vendor, closed after the test. */
 export function clientFor(vendor: FakeVendor, options: Partial<VendorClientOptions> = {}): VendorClient {

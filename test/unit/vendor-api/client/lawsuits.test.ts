@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError } from '../../../../src/errors.js';
-import { clientFor, json, replyJson, rejectionOf, startFakeVendor } from './fake-vendor.js';
+import { clientFor, json, parsed, replyJson, startFakeVendor } from './fake-vendor.js';
 import { lawsuitRecord, lawsuitsSample, summarySample } from './samples.js';
 
 describe('lawsuitsByParty', () => {
   it('lawsuits search sends the search parameter bare and every filter value in double quotes', async () => {
     const vendor = await startFakeVendor(replyJson(200, lawsuitsSample));
-    await clientFor(vendor).lawsuitsByParty({
-      taxId: '529.982.247-25',
-      grade: 1,
-      partPole: 'PASSIVO',
-      distributionDate: '2020-01-01',
-      distributionDateFinal: '2020-12-31',
-      segment: 'JUSTICA ESTADUAL',
-    });
+    await clientFor(vendor).call(
+      'lawsuits-by-party',
+      parsed('lawsuits-by-party', {
+        taxId: '529.982.247-25',
+        grade: 1,
+        partPole: 'PASSIVO',
+        distributionDate: '2020-01-01',
+        distributionDateFinal: '2020-12-31',
+        segment: 'JUSTICA ESTADUAL',
+      }),
+    );
     const [request] = vendor.requests;
     expect(request?.method).toBe('GET');
     expect(request?.path).toBe('/lawsuits/v2');
@@ -31,11 +33,14 @@ describe('lawsuitsByParty', () => {
 
   it('lawsuits search repeats a multi-valued filter once per value, each quoted', async () => {
     const vendor = await startFakeVendor(replyJson(200, lawsuitsSample));
-    await clientFor(vendor).lawsuitsByParty({
-      partName: 'MARIA DA SILVA',
-      courts: ['TJ-SP', 'TRT-2'],
-      topics: 'DANO MORAL',
-    });
+    await clientFor(vendor).call(
+      'lawsuits-by-party',
+      parsed('lawsuits-by-party', {
+        partName: 'MARIA DA SILVA',
+        courts: ['TJ-SP', 'TRT-2'],
+        topics: 'DANO MORAL',
+      }),
+    );
     const [request] = vendor.requests;
     expect(request?.query.get('partName')).toBe('MARIA DA SILVA');
     expect(request?.query.getAll('courts')).toEqual(['"TJ-SP"', '"TRT-2"']);
@@ -44,27 +49,23 @@ describe('lawsuitsByParty', () => {
 
   it('lawsuits search reports the answered version v1 although the path is v2, and keeps unknown members', async () => {
     const vendor = await startFakeVendor(replyJson(200, lawsuitsSample));
-    const result = await clientFor(vendor).lawsuitsByParty({ exactPartName: 'MARIA' });
+    const result = await clientFor(vendor).call(
+      'lawsuits-by-party',
+      parsed('lawsuits-by-party', { exactPartName: 'MARIA' }),
+    );
     expect(result).toMatchObject({ outcome: 'ok', vendorId: 'law-1', version: 'v1', timeSpent: 0.4 });
     expect(result.body?.data[0]?.statusPredictus?.statusProcesso).toBe('EM TRAMITACAO');
     expect(result.body?.data[0]?.auditOnly).toBe('kept');
-  });
-
-  it('lawsuits search refuses an announced-but-unavailable search before any request', async () => {
-    const vendor = await startFakeVendor(replyJson(200, lawsuitsSample));
-    const error = await rejectionOf(clientFor(vendor).lawsuitsByParty({ exactName: 'MARIA' }));
-    expect(error).toBeInstanceOf(InvalidRequestError);
-    expect((error as Error).message).toContain(
-      'exactName: the vendor has announced this search but not made it available yet',
-    );
-    expect(vendor.requests).toHaveLength(0);
   });
 });
 
 describe('lawsuitsSummary and lawsuitByNumber', () => {
   it('lawsuits summary sends taxId to /lawsuits-summary/v1 and parses the counts', async () => {
     const vendor = await startFakeVendor(replyJson(200, summarySample));
-    const result = await clientFor(vendor).lawsuitsSummary({ taxId: '11.222.333/0001-81' });
+    const result = await clientFor(vendor).call(
+      'lawsuits-summary',
+      parsed('lawsuits-summary', { taxId: '11.222.333/0001-81' }),
+    );
     expect(vendor.requests[0]?.path).toBe('/lawsuits-summary/v1');
     expect(vendor.requests[0]?.query.get('taxId')).toBe('11222333000181');
     expect(result.body?.data[0]?.totalByCourt).toEqual({ 'TJ-SP': 2, 'TRT-2': 1 });
@@ -74,7 +75,10 @@ describe('lawsuitsSummary and lawsuitByNumber', () => {
     const vendor = await startFakeVendor((_, response) => {
       json(response, 200, { id: 'n-1', version: 'v2', data: lawsuitRecord });
     });
-    const result = await clientFor(vendor).lawsuitByNumber({ lawsuitNumber: '0011006-07.2016.8.20.0100' });
+    const result = await clientFor(vendor).call(
+      'lawsuit-by-number',
+      parsed('lawsuit-by-number', { lawsuitNumber: '0011006-07.2016.8.20.0100' }),
+    );
     expect(vendor.requests[0]?.path).toBe('/lawsuits-by-number/v2');
     expect(vendor.requests[0]?.query.get('lawsuitNumber')).toBe('00110060720168200100');
     expect(result.body?.data).toHaveLength(1);
@@ -90,7 +94,10 @@ describe('lawsuitsSummary and lawsuitByNumber', () => {
     const vendor = await startFakeVendor((_, response) => {
       json(response, 200, { id: 'n-2', version: 'v1', data: [record] });
     });
-    const result = await clientFor(vendor).lawsuitByNumber({ lawsuitNumber: '00110060720168200100' });
+    const result = await clientFor(vendor).call(
+      'lawsuit-by-number',
+      parsed('lawsuit-by-number', { lawsuitNumber: '00110060720168200100' }),
+    );
     expect(result.body?.data[0]?.movimentos?.[0]).toMatchObject({
       descricao: 'Juntada',
       anexos: [{ id: 1 }],

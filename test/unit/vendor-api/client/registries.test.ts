@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientFor, json, replyJson, startFakeVendor } from './fake-vendor.js';
+import { clientFor, json, parsed, replyJson, startFakeVendor } from './fake-vendor.js';
 import {
   esocialTopLevelSample,
   esocialWrappedSample,
@@ -26,7 +26,7 @@ describe('stateRegistration', () => {
     ],
   ])('state registration sends the search mode %j', async (params, query) => {
     const vendor = await startFakeVendor(replyJson(200, stateRegistrationSample));
-    const result = await clientFor(vendor).stateRegistration(params);
+    const result = await clientFor(vendor).call('state-registration', parsed('state-registration', params));
     expect(vendor.requests[0]?.path).toBe('/receita-federal-and-sintegra');
     expect([...vendor.requests[0]!.query.entries()]).toEqual(query);
     expect(result.body?.data.sintegra?.inscricoesEstaduais?.[0]?.situacaoCadastralTratada).toBe(1);
@@ -36,7 +36,10 @@ describe('stateRegistration', () => {
 describe('companyPartners', () => {
   it('company partners sends taxId and parses the partner list', async () => {
     const vendor = await startFakeVendor(replyJson(200, partnersSample));
-    const result = await clientFor(vendor).companyPartners({ taxId: '11222333000181' });
+    const result = await clientFor(vendor).call(
+      'company-partners',
+      parsed('company-partners', { taxId: '11222333000181' }),
+    );
     expect(vendor.requests[0]?.path).toBe('/receita-federal-cnpj-qsa');
     expect(vendor.requests[0]?.query.get('taxId')).toBe('11222333000181');
     expect(result).toMatchObject({ outcome: 'ok', vendorId: 'qsa-1', version: 'v2', timeSpent: 1 });
@@ -54,7 +57,7 @@ describe('esocialEligibility', () => {
 
   it('eSocial sends the four parameters, dates as DD/MM/YYYY', async () => {
     const vendor = await startFakeVendor(replyJson(200, esocialWrappedSample));
-    await clientFor(vendor).esocialEligibility(params);
+    await clientFor(vendor).call('esocial-eligibility', parsed('esocial-eligibility', params));
     expect(vendor.requests[0]?.path).toBe('/esocial-qualificacao-cadastral');
     expect([...vendor.requests[0]!.query.entries()]).toEqual([
       ['taxId', '52998224725'],
@@ -70,8 +73,8 @@ describe('esocialEligibility', () => {
       json(response, 200, bodies.shift());
     });
     const client = clientFor(vendor);
-    const topLevel = await client.esocialEligibility(params);
-    const wrapped = await client.esocialEligibility(params);
+    const topLevel = await client.call('esocial-eligibility', parsed('esocial-eligibility', params));
+    const wrapped = await client.call('esocial-eligibility', parsed('esocial-eligibility', params));
     expect(topLevel.body?.data.eSocialQualificacaoCadastral).toEqual(
       wrapped.body?.data.eSocialQualificacaoCadastral,
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../../../src/errors.js';
-import { clientFor, json, replyJson, rejectionOf, startFakeVendor } from './fake-vendor.js';
+import { clientFor, json, parsed, rejectionOf, replyJson, startFakeVendor } from './fake-vendor.js';
 import {
   vehicleNotFoundSample,
   vehicleSample,
@@ -11,7 +11,7 @@ import {
 describe('vehicle (synchronous)', () => {
   it('vehicle sends the plate as letters and digits and normalises InvoicedDocumentType', async () => {
     const vendor = await startFakeVendor(replyJson(200, vehicleSample));
-    const result = await clientFor(vendor).vehicle({ licensePlate: 'abc-1d23' });
+    const result = await clientFor(vendor).call('vehicle', parsed('vehicle', { licensePlate: 'abc-1d23' }));
     expect(vendor.requests[0]?.path).toBe('/vehicles/v3');
     expect(vendor.requests[0]?.rawQuery).toBe('licensePlate=ABC1D23');
     expect(result.body?.data.invoicedDocumentType).toBe('CNPJ');
@@ -26,13 +26,13 @@ describe('vehicle (synchronous)', () => {
     [{ chassis: '9bwzzz377vt004251' }, 'chassis=9BWZZZ377VT004251'],
   ])('vehicle searches by %j', async (params, query) => {
     const vendor = await startFakeVendor(replyJson(200, vehicleSample));
-    await clientFor(vendor).vehicle(params);
+    await clientFor(vendor).call('vehicle', parsed('vehicle', params));
     expect(vendor.requests[0]?.rawQuery).toBe(query);
   });
 
   it('vehicle 404 with the vendor envelope is outcome not_found', async () => {
     const vendor = await startFakeVendor(replyJson(404, vehicleNotFoundSample));
-    const result = await clientFor(vendor).vehicle({ licensePlate: 'ABC1D23' });
+    const result = await clientFor(vendor).call('vehicle', parsed('vehicle', { licensePlate: 'ABC1D23' }));
     expect(result).toMatchObject({
       outcome: 'not_found',
       httpStatus: 404,
@@ -48,7 +48,9 @@ describe('vehicle (synchronous)', () => {
       response.writeHead(404, { 'content-type': 'text/html' });
       response.end('<h1>Not Found</h1>');
     });
-    const error = await rejectionOf(clientFor(vendor).vehicle({ licensePlate: 'ABC1D23' }));
+    const error = await rejectionOf(
+      clientFor(vendor).call('vehicle', parsed('vehicle', { licensePlate: 'ABC1D23' })),
+    );
     expect(error).toMatchObject({
       code: 'VENDOR_HTTP_ERROR',
       kind: 'upstream_rejected',
@@ -67,7 +69,11 @@ describe('vehicle search (asynchronous)', () => {
       headers: { 'x-token': 't' },
       body: { ref: 'r-1' },
     };
-    const result = await clientFor(vendor).createVehicleSearch({ licensePlate: 'ABC-1234' }, { webhook });
+    const result = await clientFor(vendor).call(
+      'vehicle-async',
+      parsed('vehicle-async', { licensePlate: 'ABC-1234' }),
+      { webhook },
+    );
     const [request] = vendor.requests;
     expect(request?.method).toBe('POST');
     expect(request?.path).toBe('/vehicles-async/v3');
@@ -86,17 +92,16 @@ describe('vehicle search (asynchronous)', () => {
     const vendor = await startFakeVendor((_, response) => {
       json(response, 200, { id: 's', version: 'v3Async', metadata: { timeSpent: 1 } });
     });
-    await clientFor(vendor).createVehicleSearch({ licensePlate: 'ABC1D23' });
+    await clientFor(vendor).call('vehicle-async', parsed('vehicle-async', { licensePlate: 'ABC1D23' }));
     expect(JSON.parse(vendor.requests[0]!.body.toString())).toEqual({ licensePlate: 'ABC1D23' });
   });
 
   it('create refuses a webhook without an http(s) url before any request', async () => {
     const vendor = await startFakeVendor(replyJson(200, vehicleSearchCreatedSample));
     const error = await rejectionOf(
-      clientFor(vendor).createVehicleSearch(
-        { licensePlate: 'ABC1D23' },
-        { webhook: { url: 'file:///etc/passwd' } },
-      ),
+      clientFor(vendor).call('vehicle-async', parsed('vehicle-async', { licensePlate: 'ABC1D23' }), {
+        webhook: { url: 'file:///etc/passwd' },
+      }),
     );
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect((error as Error).message).toBe('vehicle-async webhook.url: must be an absolute http or https URL');
@@ -107,7 +112,9 @@ describe('vehicle search (asynchronous)', () => {
     const vendor = await startFakeVendor((_, response) => {
       json(response, 200, { version: 'v3Async' });
     });
-    const error = await rejectionOf(clientFor(vendor).createVehicleSearch({ licensePlate: 'ABC1D23' }));
+    const error = await rejectionOf(
+      clientFor(vendor).call('vehicle-async', parsed('vehicle-async', { licensePlate: 'ABC1D23' })),
+    );
     expect(error).toMatchObject({ code: 'VENDOR_BAD_RESPONSE', kind: 'internal', retryable: false });
   });
 

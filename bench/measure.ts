@@ -1,0 +1,266 @@
+/**
+ * Measuring one system (the service or the baseline) on one scenario: fresh topics, the
+ * requests published first, the sandbox and the system each in their own process, outcomes
+ * counted from the first to the last with the CPU of every process over the same span.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Partitioners, type Admin, type Kafka } from 'kafkajs';
+import { topicNames, type TopicNames } from '../src/contract/operations.js';
+import { contractTopics, ensureTopics } from '../src/producers/topic-setup.js';
+import { cpfFor } from '../src/sandbox/scenarios.js';
+import { ROOT, cpuSeconds, peakRssMiB, startNode, stop, type Started } from './processes.js';
+import {
+  API_KEY,
+  BROKERS,
+  REDIS,
+  REGISTRY,
+  SANDBOX_NODE_OPTIONS,
+  SANDBOX_PORT,
+  SERVICE_NODE_OPTIONS,
+  round,
+  type Measured,
+  type Scenario,
+} from './scenario.js';
+
+/** The service is always measured in full; only a far slower baseline is cut short. */
+const SERVICE_CAP_MS = 600_000;
+
+export async function measure(
+  kafka: Kafka,
+  admin: Admin,
+  scenario: Scenario,
+  system: Measured['system'],
+): Promise<Measured> {
+  const prefix = `bench${scenario.id}${system}${Date.now().toString(36)}`;
+  const topics = topicNames(prefix);
+  await ensureTopics(
+    admin,
+    contractTopics(topics, {
+      partitions: scenario.partitions,
+      replicationFactor: 1,
+      requestRetentionMs: 3_600_000,
+      outputRetentionMs: 3_600_000,
+    }),
+  );
+  await publishRequests(kafka, topics.request('lawsuits-summary'), scenario.requests);
+  const sandbox = await startSandbox(scenario.sandbox);
+  let target: Started | undefined;
+  try {
+    target = await startSystem(system, scenario, prefix);
+    const pid = target.child.pid ?? 0;
+    const others = stackPids();
+    const capMs = system === 'baseline' ? scenario.baselineCapMs : SERVICE_CAP_MS;
+    const counted = await countOutcomes(kafka, topics, scenario.requests, capMs, () => ({
+      [system]: cpuSeconds(pid),
+      sandbox: cpuSeconds(sandbox.child.pid ?? 0),
+      ...Object.fromEntries(Object.entries(others).map(([name, other]) => [name, cpuSeconds(other)])),
+      bench: ownCpuSeconds(),
+    }));
+    return figures(system, scenario, counted, peakRssMiB(pid), await vendorCounters());
+  } finally {
+    if (target) await stop(target);
+    await stop(sandbox);
+  }
+}
+
+function startSystem(system: Measured['system'], scenario: Scenario, prefix: string): Promise<Started> {
+  const env = {
+    KAFKA_BROKERS: BROKERS,
+    SCHEMA_REGISTRY_URL: REGISTRY,
+    REDIS_URL: REDIS,
+    VENDOR_BASE_URL: `http://127.0.0.1:${SANDBOX_PORT}`,
+    VENDOR_API_KEY: API_KEY,
+    TOPIC_PREFIX: prefix,
+    KAFKA_GROUP_ID: `${prefix}.group`,
+    TOPIC_PARTITIONS: String(scenario.partitions),
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: '0',
+    LOG_LEVEL: 'info',
+    NODE_OPTIONS: SERVICE_NODE_OPTIONS,
+    ...scenario.service,
+  };
+  return system === 'service'
+    ? startNode(['src/cli.ts', 'run'], env, '"msg":"service started"')
+    : startNode(
+        ['bench/baseline-consumer.ts'],
+        { ...env, BASELINE_CONCURRENCY: String(scenario.baselineConcurrency) },
+        'baseline started',
+      );
+}
+
+interface Counted {
+  outcomes: number;
+  requests: number;
+  seconds: number;
+  cpu: Record<string, number>;
+}
+
+function figures(
+  system: Measured['system'],
+  scenario: Scenario,
+  counted: Counted,
+  rssMiB: number,
+  vendor: Measured['vendor'],
+): Measured {
+  const outcomesPerSecond = counted.requests / counted.seconds;
+  return {
+    system,
+    outcomes: counted.outcomes,
+    requestsWithOutcome: counted.requests,
+    duplicateOutcomes: counted.outcomes - counted.requests,
+    seconds: round(counted.seconds),
+    outcomesPerSecond: round(outcomesPerSecond),
+    cpuSecondsPer1000: round((((counted.cpu[system] ?? 0) * counted.seconds) / counted.requests) * 1000, 2),
+    coresUsed: counted.cpu,
+    peakRssMiB: round(rssMiB),
+    vendor,
+    ...(scenario.limitPerSecond
+      ? { achievedPerLimit: round(outcomesPerSecond / scenario.limitPerSecond, 3) }
+      : {}),
+  };
+}
+
+async function vendorCounters(): Promise<Measured['vendor']> {
+  const response = await fetch(`http://127.0.0.1:${SANDBOX_PORT}/__sandbox/counters`);
+  const counters = (await response.json()) as Measured['vendor'];
+  return {
+    billed: counters.billed,
+    maxInOneSecond: counters.maxInOneSecond,
+    maxInAnySlidingSecond: counters.maxInAnySlidingSecond,
+    rateLimited: counters.rateLimited,
+  };
+}
+
+/** The sandbox, with the scenario's knobs, on SANDBOX_PORT. */
+export function startSandbox(knobs: Record<string, string>): Promise<Started> {
+  return startNode(
+    ['src/cli.ts', 'sandbox'],
+    {
+      SANDBOX_PORT: String(SANDBOX_PORT),
+      SANDBOX_API_KEY: API_KEY,
+      SANDBOX_LOG_LEVEL: 'info',
+      NODE_OPTIONS: SANDBOX_NODE_OPTIONS,
+      ...knobs,
+    },
+    'sandbox ready',
+  );
+}
+
+/** CPU seconds of this process (user and system). */
+export function ownCpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+}
+
+async function publishRequests(kafka: Kafka, topic: string, count: number): Promise<void> {
+  // Idempotent: a retried send under load must not write a request twice (it did, before).
+  const producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
+  await producer.connect();
+  const taxIds = Array.from({ length: 1000 }, (_, i) => cpfFor('happy', i));
+  for (let start = 0; start < count; start += 2000) {
+    const messages = [];
+    for (let i = start; i < Math.min(count, start + 2000); i += 1) {
+      const taxId = taxIds[i % taxIds.length] ?? '';
+      messages.push({
+        key: `${taxId}-${i % 97}`,
+        value: JSON.stringify({ requestId: `bench-${i}`, params: { taxId } }),
+      });
+    }
+    await producer.send({ topic, messages });
+  }
+  await producer.disconnect();
+}
+
+/**
+ * Counts committed outcomes from the first to the last, CPU sampled over the same span. Counted
+ * by distinct offset (a redelivery to this counter after its own rebalance is not an outcome)
+ * and by distinct requestId (two outcomes of one request are a duplicate of the system's).
+ */
+async function countOutcomes(
+  kafka: Kafka,
+  topics: TopicNames,
+  expected: number,
+  capMs: number,
+  cpu: () => Record<string, number>,
+): Promise<Counted> {
+  const consumer = kafka.consumer({
+    groupId: `${topics.errors}.counter`,
+    readUncommitted: false,
+    maxWaitTimeInMs: 100,
+  });
+  await consumer.connect();
+  await consumer.subscribe({
+    topics: [topics.result('lawsuits-summary'), topics.errors],
+    fromBeginning: true,
+  });
+  const offsets = new Set<string>();
+  const requestIds = new Set<string>();
+  const span = { first: 0, last: 0, cpuAtFirst: {} as Record<string, number> };
+  await consumer.run({
+    eachBatch: async ({ batch }) => {
+      if (span.first === 0 && batch.messages.length > 0) {
+        span.first = Date.now();
+        span.cpuAtFirst = cpu();
+      }
+      for (const message of batch.messages) {
+        offsets.add(`${batch.topic}/${batch.partition}/${message.offset}`);
+        requestIds.add(requestIdOf(message.value));
+      }
+      span.last = Date.now();
+      await Promise.resolve();
+    },
+  });
+  const deadline = Date.now() + capMs + 120_000;
+  const capped = (): boolean => span.first !== 0 && Date.now() - span.first >= capMs;
+  while (requestIds.size < expected && Date.now() < deadline && !capped()) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const cpuAtLast = cpu();
+  await consumer.disconnect();
+  const seconds = Math.max(0.001, (span.last - span.first) / 1000);
+  return {
+    outcomes: offsets.size,
+    requests: requestIds.size,
+    seconds,
+    cpu: coresUsed(span.cpuAtFirst, cpuAtLast, seconds),
+  };
+}
+
+/** Cores each process used over the measured span: where the machine's cores went. */
+function coresUsed(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  seconds: number,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after).map(([name, value]) => [name, round((value - (before[name] ?? 0)) / seconds, 2)]),
+  );
+}
+
+/** The requestId of an outcome, framed (magic byte, schema id) or plain JSON. */
+function requestIdOf(value: Buffer | null): string {
+  if (!value) return '';
+  const json = value[0] === 0 ? value.subarray(5) : value;
+  const start = json.indexOf('"requestId":"');
+  if (start < 0) return '';
+  const from = start + '"requestId":"'.length;
+  return json.subarray(from, json.indexOf('"', from)).toString();
+}
+
+/** The local stack's processes, from its pid files (none when the stack runs elsewhere). */
+function stackPids(): Record<string, number> {
+  const pids: Record<string, number> = {};
+  for (const name of ['kafka', 'registry', 'redis']) {
+    try {
+      pids[name] = Number(readFileSync(join(ROOT, '.stack', 'run', `${name}.pid`), 'utf8').trim());
+    } catch {
+      // not a local stack
+    }
+  }
+  return pids;
+}

@@ -1,0 +1,69 @@
+/** What a benchmark scenario is, what it measures, and the settings every scenario shares. */
+import type { CounterSnapshot } from '../src/sandbox/counters.js';
+
+export const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
+export const REGISTRY = process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:8081/apis/ccompat/v7';
+export const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const SANDBOX_PORT = 18090;
+export const API_KEY = 'bench-key';
+/**
+ * The service (and the baseline, to compare like with like) runs with the Dockerfile's young
+ * generation (8 MiB semi-spaces): V8's default grows to 64 MiB on this machine, and scavenging
+ * it with a window of requests alive took 10-30 ms, each pause bunching the calls due during it.
+ * The sandbox gets the same, because it stamps arrivals after such a pause too, and a vendor's
+ * gateway does not pause to stamp them.
+ */
+export const SMALL_YOUNG_GENERATION = '--max-semi-space-size=8';
+export const SERVICE_NODE_OPTIONS = process.env.BENCH_SERVICE_NODE_OPTIONS ?? SMALL_YOUNG_GENERATION;
+export const SANDBOX_NODE_OPTIONS = process.env.BENCH_SANDBOX_NODE_OPTIONS ?? SMALL_YOUNG_GENERATION;
+
+/**
+ * One scenario: lawsuits-summary requests through the service, then through the baseline, on
+ * the same stack with the sandbox configured by `sandbox`. A new scenario is one more file in
+ * bench/scenarios/ and one more entry in bench/run.ts.
+ */
+export interface Scenario {
+  id: string;
+  title: string;
+  partitions: number;
+  requests: number;
+  /** SANDBOX_* knobs. */
+  sandbox: Record<string, string>;
+  /** Service settings beyond the stack's (config.ts names). */
+  service: Record<string, string>;
+  baselineConcurrency: number;
+  /** The baseline, when slower, is stopped after this and measured on what it did. */
+  baselineCapMs: number;
+  /** When set, the figure of merit is the achieved rate over this limit. */
+  limitPerSecond?: number;
+  /** Further figures of the scenario, measured after the two systems. */
+  extra?: () => Promise<Record<string, unknown>>;
+}
+
+export interface Measured {
+  system: 'service' | 'baseline';
+  /** Cores used over the measured span by each process (system, sandbox, broker, registry, Redis, this counter). */
+  coresUsed: Record<string, number>;
+  outcomes: number;
+  requestsWithOutcome: number;
+  duplicateOutcomes: number;
+  seconds: number;
+  outcomesPerSecond: number;
+  cpuSecondsPer1000: number;
+  peakRssMiB: number;
+  vendor: Pick<CounterSnapshot, 'billed' | 'maxInOneSecond' | 'maxInAnySlidingSecond' | 'rateLimited'>;
+  achievedPerLimit?: number;
+}
+
+export function ratios(service: Measured, baseline: Measured): Record<string, number> {
+  return {
+    throughput: round(service.outcomesPerSecond / baseline.outcomesPerSecond, 2),
+    cpuPer1000: round(service.cpuSecondsPer1000 / baseline.cpuSecondsPer1000, 2),
+    peakRss: round(service.peakRssMiB / baseline.peakRssMiB, 2),
+  };
+}
+
+export function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

@@ -1,0 +1,197 @@
+import type { Operation } from '../contract/operations.js';
+import type { Logger } from '../observability/logger.js';
+import { QuotaUnavailableError } from './errors.js';
+import type { Admission, QuotaStore, SlotToken } from './quota-store.js';
+import { HOUR_MS } from './settings.js';
+import type { Sleeper } from './sleeper.js';
+
+/**
+ * A shared backoff set by another replica reaches this one on its next reservation; while calls
+ * sleep towards their slots, Redis is also asked this often, in the background, so that a call
+ * wakes knowing of a backoff that began meanwhile. Asking on waking instead (a round trip before
+ * every start) shifted each start by that round trip's jitter, which bunched calls.
+ */
+const BACKOFF_REFRESH_MS = 20;
+/** A call that woke later than its tolerance takes a new slot this many times, then starts anyway. */
+const MAX_LATE_RETRIES = 3;
+const LATE_WARNING_INTERVAL_MS = 10_000;
+
+export interface QuotaAcquirerDeps {
+  operation: Operation;
+  store: QuotaStore;
+  /** The store is shared by replicas (Redis): a backoff may begin elsewhere. */
+  shared: boolean;
+  /** Already bound to the operation. */
+  logger: Logger;
+  now: () => number;
+  sleeper: Sleeper;
+  /**
+   * A call starting this much after its slot would crowd the calls after it; it takes a new
+   * slot instead (bounded by MAX_LATE_RETRIES, so a lagging event loop cannot starve it).
+   */
+  lateToleranceMs: number;
+  onSpendCap: (operation: Operation, resumeAt: number) => void;
+}
+
+/**
+ * The quota side of one operation's limiter: takes a slot from the store (rate, 429 backoff,
+ * spend cap), sleeps until it, and decides on waking whether the call may still start.
+ */
+export class QuotaAcquirer {
+  private backoffUntil = 0;
+  private announcedResumeAt = 0;
+  private readonly started = { window: -1, count: 0 };
+  private sleepers = 0;
+  private refresher: NodeJS.Timeout | undefined;
+  private refreshing = false;
+  private lateSince = { at: 0, count: 0 };
+
+  constructor(private readonly deps: QuotaAcquirerDeps) {}
+
+  /** Waits until the quota lets one call start; returns the slot taken. */
+  async acquire(signal: AbortSignal | undefined): Promise<SlotToken> {
+    const { now, sleeper } = this.deps;
+    const lateRetries = { count: 0 };
+    for (;;) {
+      if (this.backoffUntil > now()) await sleeper.until(this.backoffUntil, signal);
+      const admission = await this.reserve();
+      // Lateness counts from the slot's start on this clock (dueAt), else from the answer: the
+      // round trip to Redis is not the event loop lagging, and counting it made every call
+      // under load give its slot back and ask again.
+      const answered = now();
+      if (admission.kind === 'backoff') {
+        this.backoffUntil = Math.max(this.backoffUntil, now() + admission.waitMs);
+        continue;
+      }
+      if (admission.kind === 'spend-cap') {
+        this.announceSpendCap(admission.resumeAt);
+        await sleeper.until(now() + admission.waitMs, signal);
+        continue;
+      }
+      const due = admission.dueAt ?? answered + admission.waitMs;
+      try {
+        await this.sleepToSlot(due, signal);
+        // Only a call that waited for its slot can crowd the calls after it by starting late;
+        // a slot that was free when asked has none queued right behind it.
+        if (!this.canStart(admission.waitMs > 0 ? due : Infinity, lateRetries)) {
+          await this.giveBack(admission.token);
+          continue;
+        }
+      } catch (error) {
+        await this.giveBack(admission.token);
+        throw error;
+      }
+      this.noteStarted(admission.started);
+      return admission.token;
+    }
+  }
+
+  /** Gives back a slot that will not be used; a failure only costs that slot. */
+  giveBack(token: SlotToken): Promise<void> {
+    return this.deps.store.release(token).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error }, 'could not give back an unused slot');
+    });
+  }
+
+  /** The vendor answered 429: no call starts for `ms`, here at once and in the store. */
+  backoff(ms: number): void {
+    const { logger, now, store } = this.deps;
+    this.backoffUntil = Math.max(this.backoffUntil, now() + ms);
+    logger.warn({ backoffMs: ms }, 'vendor rate limited; pausing calls');
+    store.backoff(ms).catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not share the backoff');
+    });
+  }
+
+  /** Calls started in the current hour window (the store's count when it gives one). */
+  startedThisHour(): number {
+    return this.started.window === Math.floor(this.deps.now() / HOUR_MS) ? this.started.count : 0;
+  }
+
+  close(): void {
+    clearInterval(this.refresher);
+  }
+
+  private async reserve(): Promise<Admission> {
+    try {
+      return await this.deps.store.reserve();
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'shared quota unavailable');
+      throw new QuotaUnavailableError(error);
+    }
+  }
+
+  /** Sleeps until a reserved slot, refreshing the shared backoff meanwhile. */
+  private async sleepToSlot(due: number, signal: AbortSignal | undefined): Promise<void> {
+    const counted = this.deps.shared && due > this.deps.now();
+    if (counted) {
+      this.sleepers += 1;
+      this.refresher ??= setInterval(() => {
+        this.refreshBackoff();
+      }, BACKOFF_REFRESH_MS).unref();
+    }
+    try {
+      await this.deps.sleeper.until(due, signal);
+    } finally {
+      if (counted && --this.sleepers === 0) {
+        clearInterval(this.refresher);
+        this.refresher = undefined;
+      }
+    }
+  }
+
+  private refreshBackoff(): void {
+    if (this.refreshing) return;
+    this.refreshing = true;
+    this.deps.store
+      .backoffRemaining()
+      .then((left) => {
+        if (left > 0) this.backoffUntil = Math.max(this.backoffUntil, this.deps.now() + left);
+      })
+      .catch((error: unknown) => {
+        this.deps.logger.debug({ err: error }, 'could not read the shared backoff');
+      })
+      .finally(() => {
+        this.refreshing = false;
+      });
+  }
+
+  /**
+   * On waking at a slot due at `due`: false when a backoff began or the call would start too
+   * late to use it. Synchronous, so that nothing stands between waking and starting.
+   */
+  private canStart(due: number, lateRetries: { count: number }): boolean {
+    const { now, lateToleranceMs } = this.deps;
+    if (this.backoffUntil > now()) return false;
+    const lateMs = now() - due;
+    if (lateMs <= lateToleranceMs) return true;
+    if (lateRetries.count < MAX_LATE_RETRIES) {
+      lateRetries.count += 1;
+      return false;
+    }
+    this.warnLate(lateMs);
+    return true;
+  }
+
+  /** At most one warning per interval, with how many late starts it stands for. */
+  private warnLate(lateMs: number): void {
+    const { now, logger } = this.deps;
+    this.lateSince.count += 1;
+    if (now() - this.lateSince.at < LATE_WARNING_INTERVAL_MS) return;
+    logger.warn({ lateMs, lateStarts: this.lateSince.count }, 'calls start late; event loop lagging');
+    this.lateSince = { at: now(), count: 0 };
+  }
+
+  private announceSpendCap(resumeAt: number): void {
+    if (resumeAt === this.announcedResumeAt) return;
+    this.announcedResumeAt = resumeAt;
+    this.deps.logger.warn({ resumeAt: new Date(resumeAt).toISOString() }, 'spend cap reached; calls wait');
+    this.deps.onSpendCap(this.deps.operation, resumeAt);
+  }
+
+  private noteStarted(count: number | undefined): void {
+    const window = Math.floor(this.deps.now() / HOUR_MS);
+    if (window !== this.started.window) Object.assign(this.started, { window, count: 0 });
+    this.started.count = count ?? this.started.count + 1;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `replay … | head` printed `replay: write EPIPE` and exited 1: a reader that stops early is
+ * not a failure. The command runs as a user runs it, a real process piped into `head`.
+ */
+import { execFile } from 'node:child_process';
+import type { Admin, Kafka } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { publish, testKafka, testPrefix } from '../helpers/service.js';
+
+const prefix = testPrefix('epipe');
+const topic = `${prefix}.results.vehicle`;
+let kafka: Kafka;
+let admin: Admin;
+const from = new Date(Date.now() - 60_000).toISOString();
+
+beforeAll(async () => {
+  kafka = testKafka();
+  admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  // Far more than a pipe's 64 KiB buffer, so that replay still writes after head has gone.
+  const padding = 'x'.repeat(200);
+  await publish(
+    kafka,
+    topic,
+    Array.from({ length: 2000 }, (_, i) => ({ key: `k${i}`, value: { requestId: `r${i}`, padding } })),
+  );
+});
+
+afterAll(async () => {
+  await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+  await admin.disconnect();
+});
+
+describe('replay into a pipe whose reader stops early', () => {
+  it('exits 0 without an error line', async () => {
+    const command = `set -o pipefail; node_modules/.bin/tsx src/cli.ts replay --topic ${topic} --from ${from} | head -n 1`;
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        'bash',
+        ['-c', command],
+        {
+          env: {
+            ...process.env,
+            KAFKA_BROKERS: inject('kafkaBrokers'),
+            SCHEMA_REGISTRY_URL: '',
+            TOPIC_PREFIX: prefix,
+          },
+          timeout: 60_000,
+        },
+        (error, stdout, stderr) => {
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+        },
+      );
+    });
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ topic, offset: '0' });
+    expect(result.stderr).not.toMatch(/EPIPE|replay:/);
+    expect(result.code).toBe(0);
+  });
+});
