@@ -183,6 +183,8 @@ async function measure(
     TOPIC_PARTITIONS: String(scenario.partitions),
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '0',
+    ADMIN_HOST: '127.0.0.1',
+    ADMIN_PORT: '0',
     LOG_LEVEL: 'info',
     ...scenario.service,
   };

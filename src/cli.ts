@@ -71,7 +71,7 @@ program
     const service = await startService(config, logger, { onFatal: () => void shutdown(service, logger, 1) });
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
     out(
-      `sandbox ${sandbox.url} · service http://127.0.0.1:${service.httpPort} · brokers ${config.KAFKA_BROKERS.join(',')}`,
+      `sandbox ${sandbox.url} · service http://127.0.0.1:${service.httpPort} · admin http://127.0.0.1:${service.adminPort} · brokers ${config.KAFKA_BROKERS.join(',')}`,
     );
     const kafka = new Kafka({
       clientId: 'demo',
@@ -109,6 +109,8 @@ function devEnvironment(): Record<string, string | undefined> {
     REDIS_URL: 'redis://127.0.0.1:6379',
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '8080',
+    ADMIN_HOST: '127.0.0.1',
+    ADMIN_PORT: '9090',
     VENDOR_RATE_PER_SECOND: '20',
     // The sandbox calls the sink on the service's own port (0 = the port it bound).
     WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',

@@ -96,6 +96,9 @@ const envSchema = z.object({
   RESULT_MAX_BYTES: int(1024, 900 * 1024),
   HTTP_HOST: z.string().default('0.0.0.0'),
   HTTP_PORT: int(0, 8080),
+  /** Health, readiness and metrics: a listener apart from the public webhook sink. */
+  ADMIN_HOST: z.string().default('0.0.0.0'),
+  ADMIN_PORT: int(0, 9090),
   WEBHOOK_PUBLIC_URL: optionalUrl,
   WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How the vendor calls the sink back (vendor-api.md, "POST /vehicles-async/v3"). The sink accepts all four. */
@@ -146,6 +149,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   ) as Record<Operation, OperationLimits>;
   if (rest.WEBHOOK_PUBLIC_URL !== undefined && rest.WEBHOOK_SECRET === undefined) {
     throw new ConfigError('WEBHOOK_SECRET', 'is required when WEBHOOK_PUBLIC_URL is set');
+  }
+  if (rest.ADMIN_PORT !== 0 && rest.ADMIN_PORT === rest.HTTP_PORT) {
+    throw new ConfigError(
+      'ADMIN_PORT',
+      'must differ from HTTP_PORT (the admin routes stay off the public port)',
+    );
   }
   if (rest.VEHICLE_SEARCH_CLAIM_TTL_MS <= rest.VENDOR_TIMEOUT_MS) {
     // A claim that lapses while its owner still waits for the vendor lets a second replica

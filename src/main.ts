@@ -11,7 +11,7 @@ import { OPERATIONS, topicNames, type Operation } from './contract/operations.js
 import { parseParams } from './contract/params.js';
 import { createHandlers } from './handlers/index.js';
 import { createLimiters } from './limits/index.js';
-import { createHttpServer } from './observability/http-server.js';
+import { boundPort, createAdminServer, createPublicServer } from './observability/http-server.js';
 import { kafkaLogCreator } from './observability/kafka-logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { createRegistryClient } from './producers/registry-client.js';
@@ -35,8 +35,10 @@ import {
  * SIGTERM (cli.ts) calls stop(), which drains in-flight work within SHUTDOWN_TIMEOUT_MS.
  */
 export interface Service {
-  /** The HTTP port actually bound (useful with HTTP_PORT=0). */
+  /** The public (webhook sink) port actually bound (useful with HTTP_PORT=0). */
   readonly httpPort: number;
+  /** The admin (health, readiness, metrics) port actually bound. */
+  readonly adminPort: number;
   stop(): Promise<void>;
 }
 
@@ -171,7 +173,10 @@ export async function startService(
       runtime.pauseOperationUntil(operation, resumeAt);
     });
     let ready = false;
-    const http: FastifyInstance = createHttpServer({ metrics: metrics.registry, isReady: () => ready });
+    const adminHttp = createAdminServer({ metrics: metrics.registry, isReady: () => ready });
+    await adminHttp.listen({ host: config.ADMIN_HOST, port: config.ADMIN_PORT });
+    closers.unshift(() => adminHttp.close());
+    const http: FastifyInstance = createPublicServer();
     tracker.registerRoutes(http);
     await http.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT });
     closers.unshift(() => http.close());
@@ -179,11 +184,12 @@ export async function startService(
     await tracker.start();
     await runtime.start();
     ready = true;
-    const address = http.server.address();
-    const httpPort = typeof address === 'object' && address ? address.port : config.HTTP_PORT;
+    const httpPort = boundPort(http, config.HTTP_PORT);
+    const adminPort = boundPort(adminHttp, config.ADMIN_PORT);
     logger.info(
       {
         httpPort,
+        adminPort,
         prefix: config.TOPIC_PREFIX,
         registry: config.SCHEMA_REGISTRY_URL !== undefined,
         redis: redis !== undefined,
@@ -192,6 +198,7 @@ export async function startService(
     );
     return {
       httpPort,
+      adminPort,
       async stop() {
         ready = false;
         await runtime.stop();
