@@ -99,6 +99,8 @@ const envSchema = z.object({
   /** Health, readiness and metrics: a listener apart from the public webhook sink. */
   ADMIN_HOST: z.string().default('0.0.0.0'),
   ADMIN_PORT: int(0, 9090),
+  /** How often the consumer lag metric is read from the brokers. */
+  CONSUMER_LAG_INTERVAL_MS: int(100, 15_000),
   WEBHOOK_PUBLIC_URL: optionalUrl,
   WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How the vendor calls the sink back (vendor-api.md, "POST /vehicles-async/v3"). The sink accepts all four. */

@@ -13,7 +13,16 @@ import { createHandlers } from './handlers/index.js';
 import { createLimiters } from './limits/index.js';
 import { boundPort, createAdminServer, createPublicServer } from './observability/http-server.js';
 import { kafkaLogCreator } from './observability/kafka-logger.js';
-import { createMetrics } from './observability/metrics.js';
+import {
+  instrumentHandlers,
+  instrumentIdempotency,
+  instrumentLimiters,
+  instrumentProducer,
+  instrumentPublisher,
+  watchBreaker,
+} from './observability/instrument.js';
+import { attachServiceMetrics, createMetrics, type ServiceMetrics } from './observability/metrics.js';
+import { createPartitionProducer } from './producers/partition-producer.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { registerTopicSchemas } from './producers/schema-registration.js';
 import { contractTopics, ensureTopics } from './producers/topic-setup.js';
@@ -89,6 +98,8 @@ export async function startService(
       logger,
     });
     closers.unshift(() => limiters.close());
+    const metrics = createMetrics();
+    const limiterOf = instrumentLimiters((op) => limiters.get(op), metrics);
     const breakers = new Map<Operation, CircuitBreaker>(
       OPERATIONS.map((op) => [
         op,
@@ -99,7 +110,7 @@ export async function startService(
       ]),
     );
     const breakerFor = (op: Operation): CircuitBreaker => breakers.get(op) ?? fail(`no breaker for ${op}`);
-    const metrics = createMetrics();
+    for (const op of OPERATIONS) watchBreaker(op, breakerFor(op), metrics);
     const output = {
       codec,
       topics,
@@ -113,7 +124,8 @@ export async function startService(
       output,
       vendor,
       redis,
-      limiter: limiters.get('vehicle-async'),
+      limiter: limiterOf['vehicle-async'],
+      metrics,
     });
     // Before http.close is put in front: the sink stops taking calls first, then the tracker.
     closers.unshift(() => tracker.stop());
@@ -124,6 +136,7 @@ export async function startService(
       logger,
       metrics,
       breakerFor,
+      createProducer: (id) => instrumentProducer(createPartitionProducer(kafka, id), metrics),
       settings: {
         groupId: config.KAFKA_GROUP_ID,
         maxInFlight: config.MAX_IN_FLIGHT,
@@ -138,16 +151,25 @@ export async function startService(
           const parsed = parseParams(operation, params);
           return parsed.ok ? { ok: true, value: parsed.params } : { ok: false, message: parsed.message };
         },
-        handlers: createHandlers({
-          vendor,
-          vehicleSearchWebhook: tracker.webhookFor,
-          onVehicleSearchCreated: (search, signal) => tracker.onSearchCreated(search, signal),
-        }),
-        limiterFor: (op) => limiters.get(op),
+        handlers: instrumentHandlers(
+          createHandlers({
+            vendor,
+            vehicleSearchWebhook: tracker.webhookFor,
+            onVehicleSearchCreated: (search, signal) => tracker.onSearchCreated(search, signal),
+          }),
+          metrics,
+        ),
+        limiterFor: (op) => limiterOf[op],
         breakerFor,
-        idempotency: redis
-          ? redisIdempotencyStore(redis, `${config.TOPIC_PREFIX}:idempotency`, config.DEDUPE_WINDOW_SECONDS)
-          : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
+        idempotency: instrumentIdempotency(
+          redis
+            ? redisIdempotencyStore(redis, `${config.TOPIC_PREFIX}:idempotency`, config.DEDUPE_WINDOW_SECONDS)
+            : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
+          metrics,
+        ),
+        onRetry: (op, reason) => {
+          metrics.retry(op, reason);
+        },
         retry: {
           maxAttempts: config.RETRY_MAX_ATTEMPTS,
           baseDelayMs: config.RETRY_BASE_MS,
@@ -165,6 +187,20 @@ export async function startService(
           logger.fatal({ err: error }, 'fatal');
         }),
     });
+    const stopMetrics = attachServiceMetrics(metrics, {
+      runtime,
+      limiters: limiterOf,
+      spendCaps: Object.fromEntries(OPERATIONS.map((op) => [op, config.limits[op].spendCapPerHour])),
+      breakerState: (op) => breakerFor(op).state,
+      lag: {
+        admin,
+        groupId: config.KAFKA_GROUP_ID,
+        topics: OPERATIONS.map((op) => topics.request(op)),
+        intervalMs: config.CONSUMER_LAG_INTERVAL_MS,
+        logger,
+      },
+    });
+    closers.unshift(stopMetrics);
     limiters.on('spend-cap', (operation, resumeAt) => {
       logger.warn(
         { operation, resumeAt: new Date(resumeAt).toISOString() },
@@ -176,7 +212,11 @@ export async function startService(
     const adminHttp = createAdminServer({ metrics: metrics.registry, isReady: () => ready });
     await adminHttp.listen({ host: config.ADMIN_HOST, port: config.ADMIN_PORT });
     closers.unshift(() => adminHttp.close());
-    const http: FastifyInstance = createPublicServer();
+    const http: FastifyInstance = createPublicServer({
+      onResponse: (code) => {
+        metrics.webhookCall(code);
+      },
+    });
     tracker.registerRoutes(http);
     await http.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT });
     closers.unshift(() => http.close());
@@ -225,14 +265,17 @@ function createTracker(
     vendor: VendorClient;
     redis: Redis | undefined;
     limiter: ScheduleLimiter;
+    metrics: ServiceMetrics;
   },
 ): VehicleSearchTracker {
+  const store = deps.redis
+    ? redisPendingStore(deps.redis, `${config.TOPIC_PREFIX}:vehicle-search`)
+    : memoryPendingStore();
+  deps.metrics.attach({ pendingSearches: () => store.count() });
   return createVehicleSearchTracker({
     vendor: deps.vendor,
-    store: deps.redis
-      ? redisPendingStore(deps.redis, `${config.TOPIC_PREFIX}:vehicle-search`)
-      : memoryPendingStore(),
-    publisher: createEventPublisher(deps.kafka, deps.output),
+    store,
+    publisher: instrumentPublisher(createEventPublisher(deps.kafka, deps.output), deps.metrics),
     limiter: deps.limiter,
     logger,
     // Final events wait for the commit of the request that created the search, which also

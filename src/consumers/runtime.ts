@@ -13,7 +13,7 @@ import { createPartitionProducer, type PartitionProducer } from '../producers/pa
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { KeyScheduler } from './key-scheduler.js';
 import { PartitionState } from './partition-state.js';
-import { PauseControl } from './pause-control.js';
+import { PauseControl, type PauseReason } from './pause-control.js';
 import { processRequest, type ProcessDeps } from './process-request.js';
 
 /**
@@ -34,6 +34,16 @@ export interface RuntimeSettings {
 export interface RuntimeMetrics {
   outcome(operation: Operation, kind: 'result' | 'error', status: string): void;
   committed(count: number): void;
+  /** Seconds from a request's Kafka timestamp to the commit of its outcome. */
+  endToEnd?(operation: Operation, seconds: number): void;
+  rebalance?(): void;
+}
+
+/** What the runtime holds now, read by the metrics at scrape time. */
+export interface RuntimeStats {
+  inFlight: number;
+  partitions: { topic: string; partition: number; windowUsed: number }[];
+  paused: { topic: string; partition: number; reason: PauseReason }[];
 }
 
 export interface RuntimeDeps {
@@ -80,6 +90,7 @@ export class Runtime {
   async start(): Promise<void> {
     const { consumer, deps } = this;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      this.deps.metrics?.rebalance?.();
       this.onAssignment(payload.memberAssignment);
     });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
@@ -210,6 +221,7 @@ export class Runtime {
             ? await recordsForResult(this.deps.output, outcome.result, correlation)
             : [await recordForError(this.deps.output, outcome.error, correlation)];
         state.tracker.complete(message.offset, records);
+        state.onCommitted(message.offset, this.commitWatcher(state.operation, message));
         this.deps.metrics?.outcome(
           state.operation,
           outcome.kind,
@@ -254,6 +266,7 @@ export class Runtime {
       .commit(prefix.outputs, offset)
       .then(() => {
         state.commitFailures = 0;
+        state.committed(prefix.nextOffset);
         this.deps.metrics?.committed(prefix.count);
         if (state.tracker.size < this.deps.settings.partitionWindow)
           this.pauses.resume(state.topic, state.partition, 'window');
@@ -313,6 +326,29 @@ export class Runtime {
           if (state.topic === topic) this.pauses.resume(topic, state.partition, 'breaker');
       });
     }
+  }
+
+  stats(): RuntimeStats {
+    const window = this.deps.settings.partitionWindow;
+    return {
+      inFlight: this.scheduler.inFlight,
+      partitions: [...this.states.values()].map((state) => ({
+        topic: state.topic,
+        partition: state.partition,
+        windowUsed: state.tracker.size / window,
+      })),
+      paused: this.pauses.paused(),
+    };
+  }
+
+  /** What to do once a completed message's outcome is committed (undefined: nothing). */
+  private commitWatcher(operation: Operation, message: KafkaMessage): (() => void) | undefined {
+    const endToEnd = this.deps.metrics?.endToEnd?.bind(this.deps.metrics);
+    if (!endToEnd) return undefined;
+    const timestamp = Number(message.timestamp);
+    return () => {
+      endToEnd(operation, Math.max(0, Date.now() - timestamp) / 1000);
+    };
   }
 
   /** Pauses an operation's partitions until `resumeAt` (spend cap reached). */

@@ -31,13 +31,22 @@ export function createAdminServer(deps: AdminServerDeps): FastifyInstance {
 }
 
 /** The public listener; the webhook sink registers its routes on it. */
-export function createPublicServer(options: { bodyLimitBytes?: number } = {}): FastifyInstance {
-  return Fastify({
+export function createPublicServer(
+  options: { bodyLimitBytes?: number; onResponse?: (statusCode: number) => void } = {},
+): FastifyInstance {
+  const app = Fastify({
     logger: false,
     bodyLimit: options.bodyLimitBytes ?? 256 * 1024,
     requestTimeout: 10_000,
     connectionTimeout: 10_000,
   });
+  const { onResponse } = options;
+  if (onResponse)
+    app.addHook('onResponse', (_request, reply, done) => {
+      onResponse(reply.statusCode);
+      done();
+    });
+  return app;
 }
 
 /** The port a listening server bound (the configured one when it cannot tell). */
