@@ -8,7 +8,7 @@ import { topicNames } from './contract/operations.js';
 import { runDemo } from './demo/demo.js';
 import { ConfigError } from './errors.js';
 import { startService, type Service } from './main.js';
-import { createLogger, type Logger } from './observability/logger.js';
+import { createDevLogger, createLogger, type Logger } from './observability/logger.js';
 import { routeProcessWarnings } from './observability/node-warnings.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { plainJsonCodec, registryCodec } from './producers/value-codec.js';
@@ -53,7 +53,7 @@ program
   .option('--demo-timeout <ms>', 'how long the demo waits for outcomes', parsePositiveInt, 60_000)
   .action(async (options: { exitAfterDemo?: boolean; demoTimeout: number }) => {
     const env = devEnvironment();
-    const logger = createLogger({ level: env.LOG_LEVEL ?? 'warn' });
+    const logger = await createDevLogger(env.LOG_LEVEL ?? 'info');
     routeProcessWarnings(logger);
     const sandbox = await runSandboxFromEnv(
       {
