@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DiagnosticSeverity, Parser } from '@asyncapi/parser';
+import { Parser } from '@asyncapi/parser';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ASYNCAPI_FILE, renderAsyncApi } from '../../../scripts/generate-schemas.js';
@@ -25,7 +25,8 @@ describe('schemas/asyncapi.yaml', () => {
 
   it('is a valid AsyncAPI 3.0 document, with a channel per topic and the operations of the service', async () => {
     const { document, diagnostics } = await new Parser().parse(text);
-    const errors = diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error);
+    // Severity 0: error (1 warning, 2 information, 3 hint).
+    const errors = diagnostics.filter((d) => String(d.severity) === '0');
     expect(errors.map((d) => `${d.path.join('.')}: ${d.message}`)).toEqual([]);
     expect(document?.version()).toBe('3.0.0');
     expect(document?.channels().length).toBe(OPERATIONS.length * 2 + 2);
