@@ -114,6 +114,12 @@ const envSchema = z.object({
   VEHICLE_SEARCH_CLAIM_TTL_MS: int(1_000, 60_000),
   SHUTDOWN_TIMEOUT_MS: int(1, 25_000),
   CREATE_TOPICS: bool(true),
+  /** OpenTelemetry's standard variables; traces are exported only when an exporter is configured. */
+  OTEL_SDK_DISABLED: bool(false),
+  OTEL_SERVICE_NAME: z.string().min(1).default('verification-gateway'),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -164,6 +170,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('VEHICLE_SEARCH_CLAIM_TTL_MS', 'must be greater than VENDOR_TIMEOUT_MS');
   }
   return Object.freeze({ ...rest, limits: Object.freeze(limits) });
+}
+
+/**
+ * Where traces go (OTLP/HTTP), by OpenTelemetry's rules: the traces endpoint as given, else
+ * the base endpoint + /v1/traces, else the default collector when `OTEL_TRACES_EXPORTER=otlp`;
+ * undefined (no tracing at all) otherwise.
+ */
+export function otlpTracesEndpoint(config: Config): string | undefined {
+  if (config.OTEL_SDK_DISABLED || config.OTEL_TRACES_EXPORTER === 'none') return undefined;
+  if (config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (config.OTEL_EXPORTER_OTLP_ENDPOINT)
+    return `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces`;
+  return config.OTEL_TRACES_EXPORTER === 'otlp' ? 'http://localhost:4318/v1/traces' : undefined;
 }
 
 /**

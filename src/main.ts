@@ -1,8 +1,9 @@
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { otlpTracesEndpoint, type Config } from './config.js';
 import { CircuitBreaker } from './consumers/circuit-breaker.js';
 import { memoryIdempotencyStore, redisIdempotencyStore } from './consumers/idempotency.js';
 import { Runtime } from './consumers/runtime.js';
@@ -22,6 +23,8 @@ import {
   watchBreaker,
 } from './observability/instrument.js';
 import { attachServiceMetrics, createMetrics, type ServiceMetrics } from './observability/metrics.js';
+import { createTracing } from './observability/tracing.js';
+import { traceProcessDeps } from './observability/tracing-instrument.js';
 import { createPartitionProducer } from './producers/partition-producer.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { registerTopicSchemas } from './producers/schema-registration.js';
@@ -54,6 +57,8 @@ export interface Service {
 export interface ServiceOptions {
   /** Called when the runtime cannot go on; the CLI exits non-zero so the orchestrator restarts it. */
   onFatal?: (error: unknown) => void;
+  /** Tests: receives every span (tracing is on with it even without an OTLP endpoint). */
+  spanExporter?: SpanExporter;
 }
 
 export async function startService(
@@ -99,6 +104,12 @@ export async function startService(
     });
     closers.unshift(() => limiters.close());
     const metrics = createMetrics();
+    const tracing = createTracing({
+      serviceName: config.OTEL_SERVICE_NAME,
+      otlpTracesEndpoint: otlpTracesEndpoint(config),
+      exporter: options.spanExporter,
+    });
+    if (tracing) closers.push(() => tracing.shutdown());
     const limiterOf = instrumentLimiters((op) => limiters.get(op), metrics);
     const breakers = new Map<Operation, CircuitBreaker>(
       OPERATIONS.map((op) => [
@@ -145,41 +156,49 @@ export async function startService(
         shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
         sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
       },
-      process: {
-        decodeValue: (value) => codec.decode(value),
-        parseParams: (operation, params) => {
-          const parsed = parseParams(operation, params);
-          return parsed.ok ? { ok: true, value: parsed.params } : { ok: false, message: parsed.message };
+      tracing,
+      process: traceProcessDeps(
+        {
+          decodeValue: (value) => codec.decode(value),
+          parseParams: (operation, params) => {
+            const parsed = parseParams(operation, params);
+            return parsed.ok ? { ok: true, value: parsed.params } : { ok: false, message: parsed.message };
+          },
+          handlers: instrumentHandlers(
+            createHandlers({
+              vendor,
+              vehicleSearchWebhook: tracker.webhookFor,
+              onVehicleSearchCreated: (search, signal) => tracker.onSearchCreated(search, signal),
+            }),
+            metrics,
+          ),
+          limiterFor: (op) => limiterOf[op],
+          breakerFor,
+          idempotency: instrumentIdempotency(
+            redis
+              ? redisIdempotencyStore(
+                  redis,
+                  `${config.TOPIC_PREFIX}:idempotency`,
+                  config.DEDUPE_WINDOW_SECONDS,
+                )
+              : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
+            metrics,
+          ),
+          onRetry: (op, reason) => {
+            metrics.retry(op, reason);
+          },
+          retry: {
+            maxAttempts: config.RETRY_MAX_ATTEMPTS,
+            baseDelayMs: config.RETRY_BASE_MS,
+            maxDelayMs: config.RETRY_MAX_DELAY_MS,
+            budgetMs: config.RETRY_BUDGET_MS,
+          },
+          maxRequestBytes: config.MAX_REQUEST_BYTES,
+          now: () => new Date(),
+          sleep: abortableSleep,
         },
-        handlers: instrumentHandlers(
-          createHandlers({
-            vendor,
-            vehicleSearchWebhook: tracker.webhookFor,
-            onVehicleSearchCreated: (search, signal) => tracker.onSearchCreated(search, signal),
-          }),
-          metrics,
-        ),
-        limiterFor: (op) => limiterOf[op],
-        breakerFor,
-        idempotency: instrumentIdempotency(
-          redis
-            ? redisIdempotencyStore(redis, `${config.TOPIC_PREFIX}:idempotency`, config.DEDUPE_WINDOW_SECONDS)
-            : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
-          metrics,
-        ),
-        onRetry: (op, reason) => {
-          metrics.retry(op, reason);
-        },
-        retry: {
-          maxAttempts: config.RETRY_MAX_ATTEMPTS,
-          baseDelayMs: config.RETRY_BASE_MS,
-          maxDelayMs: config.RETRY_MAX_DELAY_MS,
-          budgetMs: config.RETRY_BUDGET_MS,
-        },
-        maxRequestBytes: config.MAX_REQUEST_BYTES,
-        now: () => new Date(),
-        sleep: abortableSleep,
-      },
+        tracing,
+      ),
       output,
       onFatal:
         options.onFatal ??

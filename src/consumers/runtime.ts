@@ -2,6 +2,7 @@ import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kaf
 import type { Logger } from 'pino';
 import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
 import { lazyChild } from '../observability/logger.js';
+import type { RequestTrace, Tracing } from '../observability/tracing.js';
 import { readTraceparent } from '../producers/headers.js';
 import {
   recordForError,
@@ -56,6 +57,8 @@ export interface RuntimeDeps {
   breakerFor(operation: Operation): CircuitBreaker;
   logger: Logger;
   metrics?: RuntimeMetrics;
+  /** A span per request from consume to commit (observability/tracing.ts); none when absent. */
+  tracing?: Pick<Tracing, 'startRequest'> | undefined;
   createProducer?: (transactionalId: string) => PartitionProducer;
   /** Called once when the runtime cannot go on (the process should exit and be restarted). */
   onFatal(error: unknown): void;
@@ -201,7 +204,16 @@ export class Runtime {
       partition: state.partition,
       offset: message.offset,
     }));
-    const correlation = { key: message.key, traceparent: readTraceparent(message.headers) };
+    const upstream = readTraceparent(message.headers);
+    const trace = this.deps.tracing?.startRequest({
+      operation: state.operation,
+      topic: state.topic,
+      partition: state.partition,
+      offset: message.offset,
+      traceparent: upstream,
+    });
+    // The outcome carries the request span's context when there is one, else the upstream's.
+    const correlation = { key: message.key, traceparent: trace?.traceparent ?? upstream };
     const incoming = {
       operation: state.operation,
       origin: { topic: state.topic, partition: state.partition, offset: message.offset },
@@ -214,14 +226,19 @@ export class Runtime {
         // A signal per message: calls add and remove abort listeners on it, and one list per
         // message stays short where one shared per-partition list grows with the work in flight.
         const signal = AbortSignal.any([state.abort.signal]);
-        const outcome = await processRequest(this.deps.process, incoming, signal, log);
-        if (outcome.kind === 'aborted' || state.isRevoked()) return;
+        const process = (): ReturnType<typeof processRequest> =>
+          processRequest(this.deps.process, incoming, signal, log);
+        const outcome = await (trace ? trace.run(process) : process());
+        if (outcome.kind === 'aborted' || state.isRevoked()) {
+          trace?.abandon(outcome.kind === 'aborted' ? 'aborted' : 'revoked');
+          return;
+        }
         const records: OutputRecord[] =
           outcome.kind === 'result'
             ? await recordsForResult(this.deps.output, outcome.result, correlation)
             : [await recordForError(this.deps.output, outcome.error, correlation)];
         state.tracker.complete(message.offset, records);
-        state.onCommitted(message.offset, this.commitWatcher(state.operation, message));
+        state.onCommitted(message.offset, this.commitWatcher(state.operation, message, trace));
         this.deps.metrics?.outcome(
           state.operation,
           outcome.kind,
@@ -262,11 +279,12 @@ export class Runtime {
     if (!prefix) return Promise.resolve();
     const { groupId } = this.deps.settings;
     const offset = { groupId, topic: state.topic, partition: state.partition, offset: prefix.nextOffset };
+    const startedAt = Date.now();
     state.committing = state.producer
       .commit(prefix.outputs, offset)
       .then(() => {
         state.commitFailures = 0;
-        state.committed(prefix.nextOffset);
+        state.committed(prefix.nextOffset, startedAt);
         this.deps.metrics?.committed(prefix.count);
         if (state.tracker.size < this.deps.settings.partitionWindow)
           this.pauses.resume(state.topic, state.partition, 'window');
@@ -342,12 +360,17 @@ export class Runtime {
   }
 
   /** What to do once a completed message's outcome is committed (undefined: nothing). */
-  private commitWatcher(operation: Operation, message: KafkaMessage): (() => void) | undefined {
+  private commitWatcher(
+    operation: Operation,
+    message: KafkaMessage,
+    trace: RequestTrace | undefined,
+  ): ((commitStartedAt: number) => void) | undefined {
     const endToEnd = this.deps.metrics?.endToEnd?.bind(this.deps.metrics);
-    if (!endToEnd) return undefined;
+    if (!endToEnd && !trace) return undefined;
     const timestamp = Number(message.timestamp);
-    return () => {
-      endToEnd(operation, Math.max(0, Date.now() - timestamp) / 1000);
+    return (commitStartedAt) => {
+      endToEnd?.(operation, Math.max(0, Date.now() - timestamp) / 1000);
+      trace?.committed(commitStartedAt);
     };
   }
 
