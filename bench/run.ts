@@ -14,6 +14,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Kafka, Partitioners, logLevel, type Admin } from 'kafkajs';
 import { topicNames } from '../src/contract/operations.js';
@@ -130,6 +132,9 @@ async function main(): Promise<void> {
         baseline,
         ratios: ratios(service, baseline),
         ...(scenario.id === 'a' ? { vendorAlone: await vendorAlone() } : {}),
+        ...(scenario.id === 'a' && process.env.BENCH_TRACING
+          ? { tracing: await tracingCost(kafka, admin, scenario, service) }
+          : {}),
       };
       console.log(`(${scenario.id}) ${scenario.title}`, JSON.stringify(report[scenario.id], null, 2));
     }
@@ -146,6 +151,7 @@ async function main(): Promise<void> {
     'BENCH_B_BASELINE_CAP_MS',
     'BENCH_SERVICE_NODE_OPTIONS',
     'BENCH_SANDBOX_NODE_OPTIONS',
+    'BENCH_TRACING',
   ].some((v) => process.env[v]);
   const name = partial ? 'runtime.partial' : 'runtime';
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
@@ -153,11 +159,37 @@ async function main(): Promise<void> {
   console.log(`wrote bench/results/${name}.json (commit ${commit})`);
 }
 
+/**
+ * BENCH_TRACING=1: the service again with traces exported over OTLP/HTTP to a sink in this
+ * process that only acknowledges them, against the same run's untraced service.
+ */
+async function tracingCost(kafka: Kafka, admin: Admin, scenario: Scenario, untraced: Measured) {
+  const sink = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = sink.address() as AddressInfo;
+    const traced = await measure(kafka, admin, scenario, 'service', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    });
+    return {
+      traced,
+      cpuPer1000Ratio: round(traced.cpuSecondsPer1000 / untraced.cpuSecondsPer1000, 2),
+      throughputRatio: round(traced.outcomesPerSecond / untraced.outcomesPerSecond, 2),
+    };
+  } finally {
+    sink.close();
+  }
+}
+
 async function measure(
   kafka: Kafka,
   admin: Admin,
   scenario: Scenario,
   system: Measured['system'],
+  extraEnv: Record<string, string> = {},
 ): Promise<Measured> {
   const prefix = `bench${scenario.id}${system}${Date.now().toString(36)}`;
   const topics = topicNames(prefix);
@@ -187,6 +219,7 @@ async function measure(
     ADMIN_PORT: '0',
     LOG_LEVEL: 'info',
     ...scenario.service,
+    ...extraEnv,
   };
   let target: Started | undefined;
   try {
