@@ -31,6 +31,7 @@ export async function measure(
   admin: Admin,
   scenario: Scenario,
   system: Measured['system'],
+  extraEnv: Record<string, string> = {},
 ): Promise<Measured> {
   const prefix = `bench${scenario.id}${system}${Date.now().toString(36)}`;
   const topics = topicNames(prefix);
@@ -47,7 +48,7 @@ export async function measure(
   const sandbox = await startSandbox(scenario.sandbox);
   let target: Started | undefined;
   try {
-    target = await startSystem(system, scenario, prefix);
+    target = await startSystem(system, scenario, prefix, extraEnv);
     const pid = target.child.pid ?? 0;
     const others = stackPids();
     const capMs = system === 'baseline' ? scenario.baselineCapMs : SERVICE_CAP_MS;
@@ -64,7 +65,12 @@ export async function measure(
   }
 }
 
-function startSystem(system: Measured['system'], scenario: Scenario, prefix: string): Promise<Started> {
+function startSystem(
+  system: Measured['system'],
+  scenario: Scenario,
+  prefix: string,
+  extraEnv: Record<string, string>,
+): Promise<Started> {
   const env = {
     KAFKA_BROKERS: BROKERS,
     SCHEMA_REGISTRY_URL: REGISTRY,
@@ -76,9 +82,12 @@ function startSystem(system: Measured['system'], scenario: Scenario, prefix: str
     TOPIC_PARTITIONS: String(scenario.partitions),
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '0',
+    ADMIN_HOST: '127.0.0.1',
+    ADMIN_PORT: '0',
     LOG_LEVEL: 'info',
     NODE_OPTIONS: SERVICE_NODE_OPTIONS,
     ...scenario.service,
+    ...extraEnv,
   };
   return system === 'service'
     ? startNode(['src/cli.ts', 'run'], env, '"msg":"service started"')

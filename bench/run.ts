@@ -19,6 +19,7 @@ import { ROOT } from './processes.js';
 import { BROKERS, ratios, type Measured, type Scenario } from './scenario.js';
 import { instantVendor } from './scenarios/a-instant-vendor.js';
 import { rateLimitedVendor } from './scenarios/b-rate-limited-vendor.js';
+import { tracingCost } from './tracing-cost.js';
 
 const SCENARIOS: Scenario[] = [instantVendor, rateLimitedVendor];
 
@@ -30,6 +31,7 @@ const PARTIAL_RUN_SETTINGS = [
   'BENCH_B_BASELINE_CAP_MS',
   'BENCH_SERVICE_NODE_OPTIONS',
   'BENCH_SANDBOX_NODE_OPTIONS',
+  'BENCH_TRACING',
 ];
 
 interface ScenarioReport {
@@ -63,6 +65,9 @@ async function main(): Promise<void> {
         baseline,
         ratios: ratios(service, baseline),
         ...(scenario.extra ? await scenario.extra() : {}),
+        ...(scenario.id === 'a' && process.env.BENCH_TRACING
+          ? { tracing: await tracingCost(kafka, admin, scenario, service) }
+          : {}),
       };
       report[scenario.id] = entry;
       console.log(`(${scenario.id}) ${scenario.title}`, JSON.stringify(entry, null, 2));

@@ -1,15 +1,28 @@
 /**
- * Writes schemas/<topic suffix>.json from the zod envelopes (src/contract/json-schemas.ts).
- * `npm run schemas`; test/unit/contract/json-schemas.test.ts fails when the files drift.
+ * Writes schemas/<topic suffix>.json and schemas/asyncapi.yaml from the zod envelopes
+ * (src/contract/json-schemas.ts, src/contract/asyncapi.ts). `npm run schemas`;
+ * test/unit/contract/json-schemas.test.ts and asyncapi.test.ts fail when the files drift.
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { generateAsyncApi } from '../src/contract/asyncapi.js';
 import { generateJsonSchemas } from '../src/contract/json-schemas.js';
 
 export const SCHEMAS_DIR = join(import.meta.dirname, '..', 'schemas');
 
 export function renderSchema(schema: unknown): string {
   return `${JSON.stringify(schema, null, 2)}\n`;
+}
+
+export const ASYNCAPI_FILE = join(SCHEMAS_DIR, 'asyncapi.yaml');
+
+export function renderAsyncApi(): string {
+  const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  // aliasDuplicateObjects off: the document stays plain YAML, without anchors.
+  return stringify(generateAsyncApi(version), { aliasDuplicateObjects: false, lineWidth: 0 });
 }
 
 function main(): void {
@@ -21,7 +34,8 @@ function main(): void {
   }
   for (const [name, schema] of schemas)
     writeFileSync(join(SCHEMAS_DIR, `${name}.json`), renderSchema(schema));
-  console.log(`wrote ${schemas.size} schemas to ${SCHEMAS_DIR}`);
+  writeFileSync(ASYNCAPI_FILE, renderAsyncApi());
+  console.log(`wrote ${schemas.size} schemas and asyncapi.yaml to ${SCHEMAS_DIR}`);
 }
 
 if (process.argv[1] === import.meta.filename) main();

@@ -7,7 +7,7 @@ import { topicNames } from './contract/operations.js';
 import { runDemo } from './demo/demo.js';
 import { CommandError } from './errors.js';
 import { startService, type Service } from './main.js';
-import { createLogger, type Logger } from './observability/logger.js';
+import { createDevLogger, createLogger, type Logger } from './observability/logger.js';
 import { routeProcessWarnings } from './observability/node-warnings.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { plainJsonCodec, registryCodec } from './producers/value-codec.js';
@@ -53,7 +53,7 @@ program
   .option('--demo-timeout <ms>', 'how long the demo waits for outcomes', parsePositiveInt, 60_000)
   .action(async (options: { exitAfterDemo?: boolean; demoTimeout: number }) => {
     const env = devEnvironment();
-    const logger = createLogger({ level: env.LOG_LEVEL ?? 'warn' });
+    const logger = await createDevLogger(env.LOG_LEVEL ?? 'info');
     routeProcessWarnings(logger);
     const sandbox = await runSandboxFromEnv(
       {
@@ -71,7 +71,7 @@ program
     const service = await startService(config, logger, { onFatal: () => void shutdown(service, logger, 1) });
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
     out(
-      `sandbox ${sandbox.url} · service http://127.0.0.1:${service.httpPort} · brokers ${config.KAFKA_BROKERS.join(',')}`,
+      `sandbox ${sandbox.url} · service http://127.0.0.1:${service.httpPort} · admin http://127.0.0.1:${service.adminPort} · brokers ${config.KAFKA_BROKERS.join(',')}`,
     );
     const kafka = new Kafka({
       clientId: 'demo',

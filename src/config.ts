@@ -98,6 +98,11 @@ const envSchema = z.object({
   RESULT_MAX_BYTES: int(1024, 900 * 1024),
   HTTP_HOST: z.string().default('0.0.0.0'),
   HTTP_PORT: int(0, 8080),
+  /** Health, readiness and metrics: a listener apart from the public webhook sink. */
+  ADMIN_HOST: z.string().default('0.0.0.0'),
+  ADMIN_PORT: int(0, 9090),
+  /** How often the consumer lag metric is read from the brokers. */
+  CONSUMER_LAG_INTERVAL_MS: int(100, 15_000),
   WEBHOOK_PUBLIC_URL: optionalUrl,
   WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How the vendor calls the sink back (vendor-api.md, "POST /vehicles-async/v3"). The sink accepts all four. */
@@ -111,6 +116,12 @@ const envSchema = z.object({
   VEHICLE_SEARCH_CLAIM_TTL_MS: int(1_000, 60_000),
   SHUTDOWN_TIMEOUT_MS: int(1, 25_000),
   CREATE_TOPICS: bool(true),
+  /** OpenTelemetry's standard variables; traces are exported only when an exporter is configured. */
+  OTEL_SDK_DISABLED: bool(false),
+  OTEL_SERVICE_NAME: z.string().min(1).default('verification-gateway'),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -149,12 +160,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (rest.WEBHOOK_PUBLIC_URL !== undefined && rest.WEBHOOK_SECRET === undefined) {
     throw new ConfigError('WEBHOOK_SECRET', 'is required when WEBHOOK_PUBLIC_URL is set');
   }
+  if (rest.ADMIN_PORT !== 0 && rest.ADMIN_PORT === rest.HTTP_PORT) {
+    throw new ConfigError(
+      'ADMIN_PORT',
+      'must differ from HTTP_PORT (the admin routes stay off the public port)',
+    );
+  }
   if (rest.VEHICLE_SEARCH_CLAIM_TTL_MS <= rest.VENDOR_TIMEOUT_MS) {
     // A claim that lapses while its owner still waits for the vendor lets a second replica
     // publish the same search's event.
     throw new ConfigError('VEHICLE_SEARCH_CLAIM_TTL_MS', 'must be greater than VENDOR_TIMEOUT_MS');
   }
   return Object.freeze({ ...rest, limits: Object.freeze(limits) });
+}
+
+/**
+ * Where traces go (OTLP/HTTP), by OpenTelemetry's rules: the traces endpoint as given, else
+ * the base endpoint + /v1/traces, else the default collector when `OTEL_TRACES_EXPORTER=otlp`;
+ * undefined (no tracing at all) otherwise.
+ */
+export function otlpTracesEndpoint(config: Config): string | undefined {
+  if (config.OTEL_SDK_DISABLED || config.OTEL_TRACES_EXPORTER === 'none') return undefined;
+  if (config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (config.OTEL_EXPORTER_OTLP_ENDPOINT)
+    return `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces`;
+  return config.OTEL_TRACES_EXPORTER === 'otlp' ? 'http://localhost:4318/v1/traces' : undefined;
 }
 
 /**
@@ -205,6 +235,8 @@ export function devEnvironment(env: NodeJS.ProcessEnv = process.env): Record<str
     REDIS_URL: 'redis://127.0.0.1:6379',
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '8080',
+    ADMIN_HOST: '127.0.0.1',
+    ADMIN_PORT: '9090',
     VENDOR_RATE_PER_SECOND: '20',
     // The sandbox calls the sink on the service's own port (0 = the port it bound).
     WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',

@@ -1,8 +1,9 @@
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { otlpTracesEndpoint, type Config } from './config.js';
 import { CircuitBreaker } from './consumers/circuit-breaker.js';
 import { memoryIdempotencyStore, redisIdempotencyStore } from './consumers/idempotency.js';
 import { Runtime } from './consumers/runtime.js';
@@ -11,9 +12,20 @@ import { OPERATIONS, topicNames, type Operation } from './contract/operations.js
 import { parseParams } from './contract/params.js';
 import { createHandlers } from './handlers/index.js';
 import { createLimiters } from './limits/index.js';
-import { createHttpServer } from './observability/http-server.js';
+import { boundPort, createAdminServer, createPublicServer } from './observability/http-server.js';
 import { kafkaLogCreator } from './observability/kafka-logger.js';
-import { createMetrics } from './observability/metrics.js';
+import {
+  instrumentHandlers,
+  instrumentIdempotency,
+  instrumentLimiters,
+  instrumentProducer,
+  instrumentPublisher,
+  watchBreaker,
+} from './observability/instrument.js';
+import { attachServiceMetrics, createMetrics, type ServiceMetrics } from './observability/metrics.js';
+import { createTracing } from './observability/tracing.js';
+import { traceProcessDeps } from './observability/tracing-instrument.js';
+import { createPartitionProducer } from './producers/partition-producer.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { registerTopicSchemas } from './producers/schema-registration.js';
 import { contractTopics, ensureTopics } from './producers/topic-setup.js';
@@ -35,14 +47,18 @@ import {
  * SIGTERM (cli.ts) calls stop(), which drains in-flight work within SHUTDOWN_TIMEOUT_MS.
  */
 export interface Service {
-  /** The HTTP port actually bound (useful with HTTP_PORT=0). */
+  /** The public (webhook sink) port actually bound (useful with HTTP_PORT=0). */
   readonly httpPort: number;
+  /** The admin (health, readiness, metrics) port actually bound. */
+  readonly adminPort: number;
   stop(): Promise<void>;
 }
 
 export interface ServiceOptions {
   /** Called when the runtime cannot go on; the CLI exits non-zero so the orchestrator restarts it. */
   onFatal?: (error: unknown) => void;
+  /** Tests: receives every span (tracing is on with it even without an OTLP endpoint). */
+  spanExporter?: SpanExporter;
 }
 
 export async function startService(
@@ -87,6 +103,14 @@ export async function startService(
       logger,
     });
     closers.unshift(() => limiters.close());
+    const metrics = createMetrics();
+    const tracing = createTracing({
+      serviceName: config.OTEL_SERVICE_NAME,
+      otlpTracesEndpoint: otlpTracesEndpoint(config),
+      exporter: options.spanExporter,
+    });
+    if (tracing) closers.push(() => tracing.shutdown());
+    const limiterOf = instrumentLimiters((op) => limiters.get(op), metrics);
     const breakers = new Map<Operation, CircuitBreaker>(
       OPERATIONS.map((op) => [
         op,
@@ -97,7 +121,7 @@ export async function startService(
       ]),
     );
     const breakerFor = (op: Operation): CircuitBreaker => breakers.get(op) ?? fail(`no breaker for ${op}`);
-    const metrics = createMetrics();
+    for (const op of OPERATIONS) watchBreaker(op, breakerFor(op), metrics);
     const output = {
       codec,
       topics,
@@ -111,7 +135,8 @@ export async function startService(
       output,
       vendor,
       redis,
-      limiter: limiters.get('vehicle-async'),
+      limiter: limiterOf['vehicle-async'],
+      metrics,
     });
     // Before http.close is put in front: the sink stops taking calls first, then the tracker.
     closers.unshift(() => tracker.stop());
@@ -122,6 +147,7 @@ export async function startService(
       logger,
       metrics,
       breakerFor,
+      createProducer: (id) => instrumentProducer(createPartitionProducer(kafka, id), metrics),
       settings: {
         groupId: config.KAFKA_GROUP_ID,
         maxInFlight: config.MAX_IN_FLIGHT,
@@ -130,32 +156,49 @@ export async function startService(
         shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
         sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
       },
-      process: {
-        decodeValue: (value) => codec.decode(value),
-        parseParams: (operation, params) => {
-          const parsed = parseParams(operation, params);
-          return parsed.ok ? { ok: true, value: parsed.params } : { ok: false, message: parsed.message };
+      tracing,
+      process: traceProcessDeps(
+        {
+          decodeValue: (value) => codec.decode(value),
+          parseParams: (operation, params) => {
+            const parsed = parseParams(operation, params);
+            return parsed.ok ? { ok: true, value: parsed.params } : { ok: false, message: parsed.message };
+          },
+          handlers: instrumentHandlers(
+            createHandlers({
+              vendor,
+              vehicleSearchWebhook: tracker.webhookFor,
+              onVehicleSearchCreated: (search, signal) => tracker.onSearchCreated(search, signal),
+            }),
+            metrics,
+          ),
+          limiterFor: (op) => limiterOf[op],
+          breakerFor,
+          idempotency: instrumentIdempotency(
+            redis
+              ? redisIdempotencyStore(
+                  redis,
+                  `${config.TOPIC_PREFIX}:idempotency`,
+                  config.DEDUPE_WINDOW_SECONDS,
+                )
+              : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
+            metrics,
+          ),
+          onRetry: (op, reason) => {
+            metrics.retry(op, reason);
+          },
+          retry: {
+            maxAttempts: config.RETRY_MAX_ATTEMPTS,
+            baseDelayMs: config.RETRY_BASE_MS,
+            maxDelayMs: config.RETRY_MAX_DELAY_MS,
+            budgetMs: config.RETRY_BUDGET_MS,
+          },
+          maxRequestBytes: config.MAX_REQUEST_BYTES,
+          now: () => new Date(),
+          sleep: abortableSleep,
         },
-        handlers: createHandlers({
-          vendor,
-          vehicleSearchWebhook: tracker.webhookFor,
-          onVehicleSearchCreated: (search, signal) => tracker.onSearchCreated(search, signal),
-        }),
-        limiterFor: (op) => limiters.get(op),
-        breakerFor,
-        idempotency: redis
-          ? redisIdempotencyStore(redis, `${config.TOPIC_PREFIX}:idempotency`, config.DEDUPE_WINDOW_SECONDS)
-          : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
-        retry: {
-          maxAttempts: config.RETRY_MAX_ATTEMPTS,
-          baseDelayMs: config.RETRY_BASE_MS,
-          maxDelayMs: config.RETRY_MAX_DELAY_MS,
-          budgetMs: config.RETRY_BUDGET_MS,
-        },
-        maxRequestBytes: config.MAX_REQUEST_BYTES,
-        now: () => new Date(),
-        sleep: abortableSleep,
-      },
+        tracing,
+      ),
       output,
       onFatal:
         options.onFatal ??
@@ -163,6 +206,20 @@ export async function startService(
           logger.fatal({ err: error }, 'fatal');
         }),
     });
+    const stopMetrics = attachServiceMetrics(metrics, {
+      runtime,
+      limiters: limiterOf,
+      spendCaps: Object.fromEntries(OPERATIONS.map((op) => [op, config.limits[op].spendCapPerHour])),
+      breakerState: (op) => breakerFor(op).state,
+      lag: {
+        admin,
+        groupId: config.KAFKA_GROUP_ID,
+        topics: OPERATIONS.map((op) => topics.request(op)),
+        intervalMs: config.CONSUMER_LAG_INTERVAL_MS,
+        logger,
+      },
+    });
+    closers.unshift(stopMetrics);
     limiters.on('spend-cap', (operation, resumeAt) => {
       logger.warn(
         { operation, resumeAt: new Date(resumeAt).toISOString() },
@@ -171,7 +228,14 @@ export async function startService(
       runtime.pauseOperationUntil(operation, resumeAt);
     });
     let ready = false;
-    const http: FastifyInstance = createHttpServer({ metrics: metrics.registry, isReady: () => ready });
+    const adminHttp = createAdminServer({ metrics: metrics.registry, isReady: () => ready });
+    await adminHttp.listen({ host: config.ADMIN_HOST, port: config.ADMIN_PORT });
+    closers.unshift(() => adminHttp.close());
+    const http: FastifyInstance = createPublicServer({
+      onResponse: (code) => {
+        metrics.webhookCall(code);
+      },
+    });
     tracker.registerRoutes(http);
     await http.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT });
     closers.unshift(() => http.close());
@@ -179,11 +243,12 @@ export async function startService(
     await tracker.start();
     await runtime.start();
     ready = true;
-    const address = http.server.address();
-    const httpPort = typeof address === 'object' && address ? address.port : config.HTTP_PORT;
+    const httpPort = boundPort(http, config.HTTP_PORT);
+    const adminPort = boundPort(adminHttp, config.ADMIN_PORT);
     logger.info(
       {
         httpPort,
+        adminPort,
         prefix: config.TOPIC_PREFIX,
         registry: config.SCHEMA_REGISTRY_URL !== undefined,
         redis: redis !== undefined,
@@ -192,6 +257,7 @@ export async function startService(
     );
     return {
       httpPort,
+      adminPort,
       async stop() {
         ready = false;
         await runtime.stop();
@@ -218,14 +284,17 @@ function createTracker(
     vendor: VendorClient;
     redis: Redis | undefined;
     limiter: ScheduleLimiter;
+    metrics: ServiceMetrics;
   },
 ): VehicleSearchTracker {
+  const store = deps.redis
+    ? redisPendingStore(deps.redis, `${config.TOPIC_PREFIX}:vehicle-search`)
+    : memoryPendingStore();
+  deps.metrics.attach({ pendingSearches: () => store.count() });
   return createVehicleSearchTracker({
     vendor: deps.vendor,
-    store: deps.redis
-      ? redisPendingStore(deps.redis, `${config.TOPIC_PREFIX}:vehicle-search`)
-      : memoryPendingStore(),
-    publisher: createEventPublisher(deps.kafka, deps.output),
+    store,
+    publisher: instrumentPublisher(createEventPublisher(deps.kafka, deps.output), deps.metrics),
     limiter: deps.limiter,
     logger,
     // Final events wait for the commit of the request that created the search, which also

@@ -15,6 +15,8 @@ export class PartitionState {
   commitFailures = 0;
   committing: Promise<void> | undefined;
   private revokedFlag = false;
+  /** Called once the offset they wait for is committed (metrics, traces); not in offset order. */
+  private watchers: { offset: bigint; onCommitted: (commitStartedAt: number) => void }[] = [];
 
   constructor(
     readonly topic: string,
@@ -28,6 +30,22 @@ export class PartitionState {
   /** A method, not a field: it changes across awaits, which type narrowing cannot see. */
   isRevoked(): boolean {
     return this.revokedFlag;
+  }
+
+  onCommitted(offset: string, watcher: ((commitStartedAt: number) => void) | undefined): void {
+    if (watcher) this.watchers.push({ offset: BigInt(offset), onCommitted: watcher });
+  }
+
+  /** The transaction committing offsets below `nextOffset`, started at `startedAt`, succeeded. */
+  committed(nextOffset: string, startedAt: number): void {
+    if (this.watchers.length === 0) return;
+    const next = BigInt(nextOffset);
+    const waiting: typeof this.watchers = [];
+    for (const watcher of this.watchers) {
+      if (watcher.offset < next) watcher.onCommitted(startedAt);
+      else waiting.push(watcher);
+    }
+    this.watchers = waiting;
   }
 
   markRevoked(): void {

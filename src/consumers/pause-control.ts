@@ -37,6 +37,16 @@ export class PauseControl {
     return this.reasons.get(`${topic}\u0000${partition}`)?.has(reason) ?? false;
   }
 
+  /** Every reason holding each paused partition (for metrics). */
+  paused(): { topic: string; partition: number; reason: PauseReason }[] {
+    const list: { topic: string; partition: number; reason: PauseReason }[] = [];
+    for (const [id, reasons] of this.reasons) {
+      const [topic = '', partition = '0'] = id.split('\u0000');
+      for (const reason of reasons) list.push({ topic, partition: Number(partition), reason });
+    }
+    return list;
+  }
+
   /** Forgets a partition that is no longer assigned. */
   forget(topic: string, partition: number): void {
     this.reasons.delete(`${topic}\u0000${partition}`);

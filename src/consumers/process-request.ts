@@ -37,6 +37,8 @@ export interface ProcessDeps {
   maxRequestBytes: number;
   now(): Date;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** A vendor call is about to be tried again after a failure with this code (else kind), for metrics. */
+  onRetry?(operation: Operation, reason: string): void;
 }
 
 export interface IncomingRequest<O extends Operation = Operation> {
@@ -204,6 +206,7 @@ async function callWithRetries<O extends Operation>(
         retryAfterMs: error.retryAfterMs,
       });
       if (!decision.retry) throw new RetriesExhausted(error, attempts);
+      deps.onRetry?.(operation, error.code ?? error.kind);
       log.warn(
         { attempts, delayMs: decision.delayMs, kind: error.kind, httpStatus: error.httpStatus },
         'vendor call failed; retrying',

@@ -2,6 +2,7 @@ import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kaf
 import type { Logger } from 'pino';
 import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
 import { lazyChild } from '../observability/logger.js';
+import type { RequestTrace, Tracing } from '../observability/tracing.js';
 import { readTraceparent } from '../producers/headers.js';
 import {
   recordForError,
@@ -13,7 +14,7 @@ import { createPartitionProducer, type PartitionProducer } from '../producers/pa
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { KeyScheduler } from './key-scheduler.js';
 import { PartitionState } from './partition-state.js';
-import { PauseControl } from './pause-control.js';
+import { PauseControl, type PauseReason } from './pause-control.js';
 import { processRequest, type ProcessDeps } from './process-request.js';
 
 /**
@@ -34,6 +35,16 @@ export interface RuntimeSettings {
 export interface RuntimeMetrics {
   outcome(operation: Operation, kind: 'result' | 'error', status: string): void;
   committed(count: number): void;
+  /** Seconds from a request's Kafka timestamp to the commit of its outcome. */
+  endToEnd?(operation: Operation, seconds: number): void;
+  rebalance?(): void;
+}
+
+/** What the runtime holds now, read by the metrics at scrape time. */
+export interface RuntimeStats {
+  inFlight: number;
+  partitions: { topic: string; partition: number; windowUsed: number }[];
+  paused: { topic: string; partition: number; reason: PauseReason }[];
 }
 
 export interface RuntimeDeps {
@@ -46,6 +57,8 @@ export interface RuntimeDeps {
   breakerFor(operation: Operation): CircuitBreaker;
   logger: Logger;
   metrics?: RuntimeMetrics;
+  /** A span per request from consume to commit (observability/tracing.ts); none when absent. */
+  tracing?: Pick<Tracing, 'startRequest'> | undefined;
   createProducer?: (transactionalId: string) => PartitionProducer;
   /** Called once when the runtime cannot go on (the process should exit and be restarted). */
   onFatal(error: unknown): void;
@@ -80,6 +93,7 @@ export class Runtime {
   async start(): Promise<void> {
     const { consumer, deps } = this;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      this.deps.metrics?.rebalance?.();
       this.onAssignment(payload.memberAssignment);
     });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
@@ -190,7 +204,16 @@ export class Runtime {
       partition: state.partition,
       offset: message.offset,
     }));
-    const correlation = { key: message.key, traceparent: readTraceparent(message.headers) };
+    const upstream = readTraceparent(message.headers);
+    const trace = this.deps.tracing?.startRequest({
+      operation: state.operation,
+      topic: state.topic,
+      partition: state.partition,
+      offset: message.offset,
+      traceparent: upstream,
+    });
+    // The outcome carries the request span's context when there is one, else the upstream's.
+    const correlation = { key: message.key, traceparent: trace?.traceparent ?? upstream };
     const incoming = {
       operation: state.operation,
       origin: { topic: state.topic, partition: state.partition, offset: message.offset },
@@ -203,13 +226,19 @@ export class Runtime {
         // A signal per message: calls add and remove abort listeners on it, and one list per
         // message stays short where one shared per-partition list grows with the work in flight.
         const signal = AbortSignal.any([state.abort.signal]);
-        const outcome = await processRequest(this.deps.process, incoming, signal, log);
-        if (outcome.kind === 'aborted' || state.isRevoked()) return;
+        const process = (): ReturnType<typeof processRequest> =>
+          processRequest(this.deps.process, incoming, signal, log);
+        const outcome = await (trace ? trace.run(process) : process());
+        if (outcome.kind === 'aborted' || state.isRevoked()) {
+          trace?.abandon(outcome.kind === 'aborted' ? 'aborted' : 'revoked');
+          return;
+        }
         const records: OutputRecord[] =
           outcome.kind === 'result'
             ? await recordsForResult(this.deps.output, outcome.result, correlation)
             : [await recordForError(this.deps.output, outcome.error, correlation)];
         state.tracker.complete(message.offset, records);
+        state.onCommitted(message.offset, this.commitWatcher(state.operation, message, trace));
         this.deps.metrics?.outcome(
           state.operation,
           outcome.kind,
@@ -250,10 +279,12 @@ export class Runtime {
     if (!prefix) return Promise.resolve();
     const { groupId } = this.deps.settings;
     const offset = { groupId, topic: state.topic, partition: state.partition, offset: prefix.nextOffset };
+    const startedAt = Date.now();
     state.committing = state.producer
       .commit(prefix.outputs, offset)
       .then(() => {
         state.commitFailures = 0;
+        state.committed(prefix.nextOffset, startedAt);
         this.deps.metrics?.committed(prefix.count);
         if (state.tracker.size < this.deps.settings.partitionWindow)
           this.pauses.resume(state.topic, state.partition, 'window');
@@ -313,6 +344,34 @@ export class Runtime {
           if (state.topic === topic) this.pauses.resume(topic, state.partition, 'breaker');
       });
     }
+  }
+
+  stats(): RuntimeStats {
+    const window = this.deps.settings.partitionWindow;
+    return {
+      inFlight: this.scheduler.inFlight,
+      partitions: [...this.states.values()].map((state) => ({
+        topic: state.topic,
+        partition: state.partition,
+        windowUsed: state.tracker.size / window,
+      })),
+      paused: this.pauses.paused(),
+    };
+  }
+
+  /** What to do once a completed message's outcome is committed (undefined: nothing). */
+  private commitWatcher(
+    operation: Operation,
+    message: KafkaMessage,
+    trace: RequestTrace | undefined,
+  ): ((commitStartedAt: number) => void) | undefined {
+    const endToEnd = this.deps.metrics?.endToEnd?.bind(this.deps.metrics);
+    if (!endToEnd && !trace) return undefined;
+    const timestamp = Number(message.timestamp);
+    return (commitStartedAt) => {
+      endToEnd?.(operation, Math.max(0, Date.now() - timestamp) / 1000);
+      trace?.committed(commitStartedAt);
+    };
   }
 
   /** Pauses an operation's partitions until `resumeAt` (spend cap reached). */

@@ -2,20 +2,20 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 
 /**
- * The service's HTTP server: health, readiness and metrics; the webhook sink registers its
- * routes on the same instance. fastify: body limits, timeouts and JSON errors come built in.
+ * The service's two HTTP listeners. The public one serves the webhook sink alone (it may face
+ * the internet through an ingress); the admin one serves health, readiness and metrics and
+ * stays inside the cluster. fastify: body limits, timeouts and JSON errors come built in.
  */
-export interface HttpServerDeps {
+export interface AdminServerDeps {
   metrics: Registry;
   /** Ready when the consumer runs and its dependencies answer. */
   isReady(): boolean;
-  bodyLimitBytes?: number;
 }
 
-export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
+export function createAdminServer(deps: AdminServerDeps): FastifyInstance {
   const app = Fastify({
     logger: false,
-    bodyLimit: deps.bodyLimitBytes ?? 256 * 1024,
+    bodyLimit: 16 * 1024,
     requestTimeout: 10_000,
     connectionTimeout: 10_000,
   });
@@ -28,4 +28,29 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
     return reply.header('content-type', deps.metrics.contentType).send(await deps.metrics.metrics());
   });
   return app;
+}
+
+/** The public listener; the webhook sink registers its routes on it. */
+export function createPublicServer(
+  options: { bodyLimitBytes?: number; onResponse?: (statusCode: number) => void } = {},
+): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimitBytes ?? 256 * 1024,
+    requestTimeout: 10_000,
+    connectionTimeout: 10_000,
+  });
+  const { onResponse } = options;
+  if (onResponse)
+    app.addHook('onResponse', (_request, reply, done) => {
+      onResponse(reply.statusCode);
+      done();
+    });
+  return app;
+}
+
+/** The port a listening server bound (the configured one when it cannot tell). */
+export function boundPort(app: FastifyInstance, fallback: number): number {
+  const address = app.server.address();
+  return typeof address === 'object' && address ? address.port : fallback;
 }

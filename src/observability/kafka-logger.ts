@@ -1,15 +1,31 @@
 import { logLevel, type LogEntry, type logCreator } from 'kafkajs';
 import type { Logger } from 'pino';
 
+/**
+ * Answers a broker gives while it starts or moves a group coordinator. kafkajs logs each at
+ * error level and retries by itself; they are normal at start-up, so they go to debug.
+ */
+const TRANSIENT_COORDINATOR_ERRORS = [
+  /coordinator is loading/i,
+  /group coordinator is not available/i,
+  /not the correct coordinator/i,
+];
+
 /** Routes kafkajs's own logs into pino (constant messages, context in the object). */
 export function kafkaLogCreator(logger: Logger): logCreator {
   const child = logger.child({ component: 'kafkajs' });
   return () =>
     ({ level, log }: LogEntry) => {
       const { message, ...context } = log;
-      if (level === logLevel.ERROR) child.error(context, message);
+      if (isTransient(context)) child.debug(context, message);
+      else if (level === logLevel.ERROR) child.error(context, message);
       else if (level === logLevel.WARN) child.warn(context, message);
       else if (level === logLevel.INFO) child.info(context, message);
       else child.debug(context, message);
     };
+}
+
+function isTransient(context: Record<string, unknown>): boolean {
+  const error = context.error;
+  return typeof error === 'string' && TRANSIENT_COORDINATOR_ERRORS.some((pattern) => pattern.test(error));
 }

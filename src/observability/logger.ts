@@ -47,6 +47,22 @@ export interface LoggerSettings {
   destination?: NodeJS.WritableStream;
 }
 
+/**
+ * Human-readable lines for `dev` (pino-pretty, a devDependency: absent from a production
+ * install, where this falls back to JSON). Synchronous, so nothing is lost at process.exit.
+ */
+export async function createDevLogger(level: string): Promise<Logger> {
+  try {
+    const { default: pretty } = await import('pino-pretty');
+    return createLogger({
+      level,
+      destination: pretty({ sync: true, ignore: 'pid,hostname,service', translateTime: 'SYS:HH:MM:ss.l' }),
+    });
+  } catch {
+    return createLogger({ level });
+  }
+}
+
 export function createLogger(settings: LoggerSettings): Logger {
   const options: LoggerOptions = {
     level: settings.level,

@@ -1,4 +1,4 @@
-import type { Kafka, Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { VehicleSearchEvent } from '../contract/envelopes.js';
 import { recordForEvent, type OutputDeps } from '../producers/output-records.js';
 
@@ -20,7 +20,12 @@ export interface EventPublisher {
 }
 
 export function createEventPublisher(kafka: Kafka, output: OutputDeps): EventPublisher {
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  // The partitioner named: kafkajs warns when it has to pick its default itself.
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
   let connected: Promise<void> | undefined;
   const connect = (): Promise<void> => (connected ??= producer.connect());
   return {

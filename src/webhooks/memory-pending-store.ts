@@ -60,6 +60,7 @@ export function memoryPendingStore(now: () => number = Date.now): PendingStore {
       if (entry && entry.until <= now()) done.delete(requestId);
       return Promise.resolve(entry && entry.until > now() ? entry.searchId : undefined);
     },
+    count: () => Promise.resolve(searches.size),
     close: () => Promise.resolve(),
   };
 }

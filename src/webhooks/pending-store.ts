@@ -46,6 +46,8 @@ export interface PendingStore {
   finish(requestId: string, searchId: string, doneTtlMs: number): Promise<void>;
   /** The searchId last finished for the request, while remembered. */
   doneSearch(requestId: string): Promise<string | undefined>;
+  /** Searches waiting for a final status (for metrics). */
+  count(): Promise<number>;
   close(): Promise<void>;
 }
 

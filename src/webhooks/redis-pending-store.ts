@@ -54,6 +54,7 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
   const claimKey = (requestId: string): string => `${base}:claim:${requestId}`;
   const doneKey = (requestId: string): string => `${base}:done:${requestId}`;
   return {
+    count: () => redis.zcard(due),
     async add(search, dueAt) {
       const replies = await redis
         .multi()

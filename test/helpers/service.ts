@@ -37,6 +37,8 @@ export function serviceEnv(
     KAFKA_CLIENT_ID: `${prefix}.service`,
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '0',
+    ADMIN_HOST: '127.0.0.1',
+    ADMIN_PORT: '0',
     TOPIC_PARTITIONS: '3',
     COMMIT_INTERVAL_MS: '50',
     VENDOR_RATE_PER_SECOND: '1000',

@@ -96,6 +96,8 @@ function serviceConfig(prefix: string, groupId: string, sandbox: Sandbox, env: R
     VENDOR_API_KEY: API_KEY,
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '0',
+    ADMIN_HOST: '127.0.0.1',
+    ADMIN_PORT: '0',
     WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',
     WEBHOOK_SECRET: SECRET,
     COMMIT_INTERVAL_MS: '50',

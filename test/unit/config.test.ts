@@ -32,6 +32,7 @@ describe('loadConfig', () => {
     [{ VENDOR_LIMITS: '{"teleport":{}}' }, /^VENDOR_LIMITS: /],
     [{ VENDOR_LIMITS: '{"vehicle":{"ratePerSecond":-1}}' }, /^VENDOR_LIMITS: vehicle\.ratePerSecond: /],
     [{ WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:8080' }, /^WEBHOOK_SECRET: is required/],
+    [{ HTTP_PORT: '9000', ADMIN_PORT: '9000' }, /^ADMIN_PORT: must differ from HTTP_PORT/],
   ])('stops start-up naming the bad setting (%o)', (override, message) => {
     expect(() => loadConfig({ ...base, ...override })).toThrow(message);
   });

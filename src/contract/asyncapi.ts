@@ -1,0 +1,150 @@
+import { generateJsonSchemas, type JsonSchema } from './json-schemas.js';
+import { OPERATIONS } from './operations.js';
+
+/**
+ * The AsyncAPI 3.0 document of the Kafka contract (schemas/asyncapi.yaml), generated from the
+ * same zod envelopes as schemas/*.json: every topic a channel, the operations the service
+ * receives and sends, each message's JSON Schema, its key, its CloudEvents headers and the
+ * Confluent framing of its value.
+ */
+const SCHEMA_FORMAT = 'application/schema+json;version=draft-07';
+const KAFKA_BINDING = '0.5.0';
+
+const prefixParameter = {
+  prefix: { description: 'TOPIC_PREFIX of the deployment', default: 'verification' },
+};
+
+const keySchema = {
+  type: 'string',
+  description:
+    "The request's ordering key (a tax id or a plate, chosen by the producer; may be null). Results, dead letters and events keep the request's key, so they share its partition.",
+};
+
+/** CloudEvents binary-mode headers (shared/contract.md, "Headers written"). */
+function outputHeaders(ceType: string): JsonSchema {
+  return {
+    type: 'object',
+    required: ['content-type', 'ce_specversion', 'ce_id', 'ce_source', 'ce_type', 'ce_time'],
+    properties: {
+      'content-type': { type: 'string', const: 'application/json' },
+      ce_specversion: { type: 'string', const: '1.0' },
+      ce_id: { type: 'string', format: 'uuid' },
+      ce_source: { type: 'string', description: '/verification-gateway/<KAFKA_GROUP_ID>' },
+      ce_type: { type: 'string', pattern: ceType },
+      ce_time: { type: 'string', format: 'date-time' },
+      ce_subject: { type: 'string', description: 'The requestId, when known' },
+      traceparent: { type: 'string', description: "W3C trace context, the request's when it had one" },
+    },
+  };
+}
+
+const requestHeaders: JsonSchema = {
+  type: 'object',
+  properties: {
+    traceparent: {
+      type: 'string',
+      pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+      description: 'W3C trace context; carried onto the outcome',
+    },
+  },
+};
+
+function message(name: string, title: string, schema: JsonSchema, headers: JsonSchema): object {
+  return {
+    name,
+    title,
+    contentType: 'application/json',
+    headers,
+    payload: { schemaFormat: SCHEMA_FORMAT, schema },
+    bindings: {
+      kafka: {
+        key: keySchema,
+        // With SCHEMA_REGISTRY_URL the value is framed: magic byte 0, the 4-byte schema id of
+        // subject <topic>-value, then the JSON; without it, plain JSON.
+        schemaIdLocation: 'payload',
+        schemaIdPayloadEncoding: 'confluent',
+        schemaLookupStrategy: 'TopicNameStrategy',
+        bindingVersion: KAFKA_BINDING,
+      },
+    },
+  };
+}
+
+export function generateAsyncApi(version: string): Record<string, unknown> {
+  const schemas = generateJsonSchemas();
+  const schema = (name: string): JsonSchema => schemas.get(name) ?? {};
+  const channels: Record<string, unknown> = {};
+  const operations: Record<string, unknown> = {};
+  const messages: Record<string, unknown> = {};
+  const add = (id: string, action: 'send' | 'receive', summary: string, msg: object): void => {
+    messages[id] = msg;
+    channels[id] = {
+      address: `{prefix}.${id}`,
+      parameters: prefixParameter,
+      messages: { [id]: { $ref: `#/components/messages/${id}` } },
+    };
+    operations[`${action}.${id}`] = {
+      action,
+      summary,
+      channel: { $ref: `#/channels/${id}` },
+      messages: [{ $ref: `#/channels/${id}/messages/${id}` }],
+    };
+  };
+  for (const op of OPERATIONS) {
+    add(
+      `requests.${op}`,
+      'receive',
+      `Verification requests of ${op}`,
+      message(`request.${op}`, `Request: ${op}`, schema(`requests.${op}`), requestHeaders),
+    );
+    add(
+      `results.${op}`,
+      'send',
+      `One result per answered ${op} request`,
+      message(
+        `result.${op}`,
+        `Result: ${op}`,
+        schema(`results.${op}`),
+        outputHeaders(`^verification\\.result\\.${op}$`),
+      ),
+    );
+  }
+  add(
+    'errors',
+    'send',
+    'One dead letter per request that could not be answered',
+    message('error', 'Dead letter', schema('errors'), outputHeaders('^verification\\.error\\.')),
+  );
+  add(
+    'events.vehicle-search',
+    'send',
+    'Status events of asynchronous vehicle searches',
+    message(
+      'vehicle-search-event',
+      'Vehicle-search event',
+      schema('events.vehicle-search'),
+      outputHeaders('^verification\\.event\\.vehicle-search\\.'),
+    ),
+  );
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'verification-gateway',
+      version,
+      description:
+        'Kafka contract of the verification gateway (shared/contract.md): requests in, exactly one result or dead letter out per request for read_committed readers. Generated from src/contract/ by `npm run schemas`.',
+    },
+    defaultContentType: 'application/json',
+    servers: {
+      kafka: {
+        host: '{brokers}',
+        protocol: 'kafka',
+        description: 'KAFKA_BROKERS',
+        variables: { brokers: { default: '127.0.0.1:9092' } },
+      },
+    },
+    channels,
+    operations,
+    components: { messages },
+  };
+}

@@ -1,0 +1,53 @@
+import type { Admin } from 'kafkajs';
+import type { Logger } from 'pino';
+
+/**
+ * Consumer lag per request partition: log end offset minus the group's committed offset,
+ * read from the brokers every `intervalMs` (two admin requests per topic) rather than at
+ * scrape time, so that a scrape never waits on Kafka.
+ */
+export interface LagWatchDeps {
+  admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>;
+  groupId: string;
+  topics: readonly string[];
+  intervalMs: number;
+  logger: Logger;
+  report(topic: string, partition: number, lag: number): void;
+}
+
+export function watchConsumerLag(deps: LagWatchDeps): { refresh(): Promise<void>; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  async function refresh(): Promise<void> {
+    const committed = await deps.admin.fetchOffsets({ groupId: deps.groupId, topics: [...deps.topics] });
+    for (const { topic, partitions } of committed) {
+      const ends = await deps.admin.fetchTopicOffsets(topic);
+      for (const end of ends) {
+        const offset = partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
+        // No committed offset yet: the whole partition (from its low watermark) is behind.
+        const from = offset === '-1' ? BigInt(end.low) : BigInt(offset);
+        deps.report(topic, end.partition, Number(BigInt(end.high) - from));
+      }
+    }
+  }
+  function loop(): void {
+    timer = setTimeout(() => {
+      refresh()
+        .catch((error: unknown) => {
+          deps.logger.debug({ err: error }, 'could not read the consumer lag');
+        })
+        .finally(() => {
+          if (!stopped) loop();
+        });
+    }, deps.intervalMs);
+    timer.unref();
+  }
+  loop();
+  return {
+    refresh,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import type { CircuitBreaker } from '../consumers/circuit-breaker.js';
+import type { IdempotencyStore } from '../consumers/idempotency.js';
+import { OPERATIONS, type Operation } from '../contract/operations.js';
+import { toAppError } from '../errors.js';
+import type { Handler, Handlers } from '../handlers/types.js';
+import type { OperationLimiter } from '../limits/types.js';
+import type { PartitionProducer } from '../producers/partition-producer.js';
+import type { EventPublisher } from '../webhooks/event-publisher.js';
+import type { ServiceMetrics } from './metrics.js';
+
+/**
+ * Decorators that measure the service's parts from the outside, so that the parts themselves
+ * stay free of metrics code: main.ts wraps what it builds before handing it to the runtime.
+ */
+const seconds = (startedAt: number): number => (performance.now() - startedAt) / 1000;
+
+export interface InstrumentedLimiter extends OperationLimiter {
+  /** True while this replica waits out a 429 backoff it was told of. */
+  backoffActive(): boolean;
+}
+
+/** Slot waits, calls started and 429 backoffs of one operation's limiter. */
+export function instrumentLimiter(
+  operation: Operation,
+  limiter: OperationLimiter,
+  metrics: Pick<ServiceMetrics, 'limiterWait' | 'callStarted'>,
+): InstrumentedLimiter {
+  let backoffUntil = 0;
+  return {
+    schedule(fn, options) {
+      const queuedAt = performance.now();
+      return limiter.schedule(() => {
+        metrics.limiterWait(operation, seconds(queuedAt));
+        metrics.callStarted(operation);
+        return fn();
+      }, options);
+    },
+    backoff(ms) {
+      backoffUntil = Math.max(backoffUntil, Date.now() + ms);
+      limiter.backoff(ms);
+    },
+    get stats() {
+      return limiter.stats;
+    },
+    backoffActive: () => backoffUntil > Date.now(),
+  };
+}
+
+export function instrumentLimiters(
+  get: (operation: Operation) => OperationLimiter,
+  metrics: ServiceMetrics,
+): Record<Operation, InstrumentedLimiter> {
+  return Object.fromEntries(OPERATIONS.map((op) => [op, instrumentLimiter(op, get(op), metrics)])) as Record<
+    Operation,
+    InstrumentedLimiter
+  >;
+}
+
+/** Each vendor attempt's duration and outcome (status, or the error's kind), and 429s. */
+export function instrumentHandlers(
+  handlers: Handlers,
+  metrics: Pick<ServiceMetrics, 'vendorCall' | 'rateLimited'>,
+): Handlers {
+  const wrap =
+    (operation: Operation, handler: Handler): Handler =>
+    async (params, context) => {
+      const startedAt = performance.now();
+      try {
+        const outcome = await handler(params, context);
+        metrics.vendorCall(operation, outcome.status, seconds(startedAt));
+        return outcome;
+      } catch (error) {
+        const appError = toAppError(error);
+        metrics.vendorCall(operation, appError.kind, seconds(startedAt));
+        if (appError.httpStatus === 429) metrics.rateLimited(operation);
+        throw error;
+      }
+    };
+  return Object.fromEntries(OPERATIONS.map((op) => [op, wrap(op, handlers[op])])) as unknown as Handlers;
+}
+
+/** Counts outcomes reused instead of paid again. */
+export function instrumentIdempotency(
+  store: IdempotencyStore,
+  metrics: Pick<ServiceMetrics, 'paidOutcomeReused'>,
+): IdempotencyStore {
+  return {
+    async get(operation, requestId) {
+      const outcome = await store.get(operation, requestId);
+      if (outcome) metrics.paidOutcomeReused(operation);
+      return outcome;
+    },
+    put: (operation, requestId, outcome) => store.put(operation, requestId, outcome),
+  };
+}
+
+/** Transactions committed and aborted, their duration, and fencing. */
+export function instrumentProducer(
+  producer: PartitionProducer,
+  metrics: Pick<ServiceMetrics, 'transaction' | 'producerFenced'>,
+): PartitionProducer {
+  return {
+    fence: () => producer.fence(),
+    close: () => producer.close(),
+    async commit(records, offset) {
+      const startedAt = performance.now();
+      try {
+        await producer.commit(records, offset);
+        metrics.transaction('committed', seconds(startedAt));
+      } catch (error) {
+        metrics.transaction('aborted', seconds(startedAt));
+        if (isFenced(error)) metrics.producerFenced();
+        throw error;
+      }
+    },
+  };
+}
+
+/** Final vehicle-search events: counts the expired ones. */
+export function instrumentPublisher(
+  publisher: EventPublisher,
+  metrics: Pick<ServiceMetrics, 'vehicleSearchExpired'>,
+): EventPublisher {
+  return {
+    connect: () => publisher.connect(),
+    disconnect: () => publisher.disconnect(),
+    async publish(event, correlation) {
+      await publisher.publish(event, correlation);
+      if (event.status === 'expired') metrics.vehicleSearchExpired();
+    },
+  };
+}
+
+export function watchBreaker(
+  operation: Operation,
+  breaker: CircuitBreaker,
+  metrics: Pick<ServiceMetrics, 'breakerTransition'>,
+): void {
+  breaker.on('open', () => {
+    metrics.breakerTransition(operation, 'open');
+  });
+  breaker.on('close', () => {
+    metrics.breakerTransition(operation, 'close');
+  });
+}
+
+function isFenced(error: unknown): boolean {
+  const type = (error as { type?: unknown } | null)?.type;
+  return type === 'INVALID_PRODUCER_EPOCH' || type === 'PRODUCER_FENCED';
+}

@@ -1,0 +1,38 @@
+/**
+ * The development run (`dev --exit-after-demo`, what `npm run dev -- --exit-after-demo` runs
+ * after starting the stack): human-readable lines, and a healthy start prints none at warn
+ * level or above.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { testPrefix } from '../helpers/service.js';
+
+const run = promisify(execFile);
+
+describe('npm run dev -- --exit-after-demo', () => {
+  it('answers every demo request and prints no line at warn level or above', async () => {
+    const prefix = testPrefix('dev');
+    const { stdout, stderr } = await run('npx', ['tsx', 'src/cli.ts', 'dev', '--exit-after-demo'], {
+      env: {
+        ...process.env,
+        KAFKA_BROKERS: inject('kafkaBrokers'),
+        SCHEMA_REGISTRY_URL: inject('schemaRegistryUrl'),
+        REDIS_URL: inject('redisUrl'),
+        TOPIC_PREFIX: prefix,
+        KAFKA_GROUP_ID: `${prefix}.service`,
+        HTTP_PORT: '0',
+        ADMIN_PORT: '0',
+        LOG_LEVEL: 'info',
+        NODE_ENV: 'development',
+      },
+      timeout: 120_000,
+    });
+    const lines = `${stdout}\n${stderr}`.split('\n').filter((line) => !line.startsWith('npm warn'));
+    expect(lines.some((line) => / INFO: service started/.test(line))).toBe(true);
+    expect(lines.filter((line) => /\b(WARN|ERROR|FATAL):/.test(line))).toEqual([]);
+    // Human-readable, not JSON.
+    expect(lines.some((line) => line.startsWith('{"level"'))).toBe(false);
+    expect(stdout).toMatch(/demo: [1-9]\d* outcomes received/);
+  });
+});

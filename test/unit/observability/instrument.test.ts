@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { instrumentProducer } from '../../../src/observability/instrument.js';
+import { createMetrics } from '../../../src/observability/metrics.js';
+import type { PartitionProducer } from '../../../src/producers/partition-producer.js';
+
+const offset = { groupId: 'g', topic: 't', partition: 0, offset: '1' };
+
+function producerFailingWith(error: unknown): PartitionProducer {
+  return {
+    fence: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    commit: () => Promise.reject(error instanceof Error ? error : new Error(String(error))),
+  };
+}
+
+async function value(metrics: ReturnType<typeof createMetrics>, name: string): Promise<number> {
+  const metric = await metrics.registry.getSingleMetric(name)?.get();
+  return metric?.values.reduce((sum, v) => sum + v.value, 0) ?? Number.NaN;
+}
+
+describe('instrumentProducer', () => {
+  it('counts a failed transaction as aborted, and a fenced one as fenced too', async () => {
+    const metrics = createMetrics();
+    const fencedError = Object.assign(new Error('fenced'), { type: 'PRODUCER_FENCED' });
+    await expect(
+      instrumentProducer(producerFailingWith(fencedError), metrics).commit([], offset),
+    ).rejects.toBe(fencedError);
+    await expect(
+      instrumentProducer(producerFailingWith(new Error('broker gone')), metrics).commit([], offset),
+    ).rejects.toThrow('broker gone');
+    expect(await value(metrics, 'verification_transactions_aborted_total')).toBe(2);
+    expect(await value(metrics, 'verification_producers_fenced_total')).toBe(1);
+    expect(await value(metrics, 'verification_transactions_committed_total')).toBe(0);
+  });
+});
