@@ -12,6 +12,8 @@ const TRANSIENT_COORDINATOR_ERRORS = [
   /not the correct coordinator/i,
   /not the leader for that topic-partition/i,
   /no leader for this topic-partition/i,
+  // Metadata of a topic just created, before every broker knows it.
+  /does not host this topic-partition/i,
 ];
 
 /** Routes kafkajs's own logs into pino (constant messages, context in the object). */
