@@ -2,13 +2,18 @@ import { logLevel, type LogEntry, type logCreator } from 'kafkajs';
 import type { Logger } from 'pino';
 
 /**
- * Answers a broker gives while it starts or moves a group coordinator. kafkajs logs each at
- * error level and retries by itself; they are normal at start-up, so they go to debug.
+ * Answers a broker gives while it starts, moves a group coordinator, or elects the leaders of
+ * topics just created. kafkajs logs each at error level and retries by itself; they are normal
+ * at start-up, so they go to debug.
  */
 const TRANSIENT_COORDINATOR_ERRORS = [
   /coordinator is loading/i,
   /group coordinator is not available/i,
   /not the correct coordinator/i,
+  /not the leader for that topic-partition/i,
+  /no leader for this topic-partition/i,
+  // Metadata of a topic just created, before every broker knows it.
+  /does not host this topic-partition/i,
 ];
 
 /** Routes kafkajs's own logs into pino (constant messages, context in the object). */

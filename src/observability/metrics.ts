@@ -224,6 +224,11 @@ export function createMetrics(): ServiceMetrics {
     },
   );
 
+  // Counters of every operation start at 0, so that rate() and increase() see their first event.
+  for (const operation of OPERATIONS) {
+    for (const c of [rateLimited, callsStarted, reused]) c.inc({ operation }, 0);
+    for (const kind of ['open', 'close']) transitions.inc({ operation, kind }, 0);
+  }
   return {
     registry,
     attach(more) {
