@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
 import { WEBHOOK_METHODS } from './contract/vocabulary.js';
+import { isAllowListEntry } from './vendor-api/selfie-guard.js';
 
 /**
  * The only reader of process.env. One zod schema, one frozen object; a bad setting stops
@@ -75,6 +76,17 @@ const envSchema = z.object({
   REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^rediss?$/ }).optional()),
   VENDOR_BASE_URL: z.url({ protocol: /^https?$/, error: 'is required: the vendor API base URL, http(s)' }),
   VENDOR_API_KEY: z.string({ error: 'is required' }).min(1, 'is required'),
+  /** Host names or CIDRs a selfie URL may reach besides public unicast addresses (and by http). */
+  SELFIE_URL_ALLOW: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((e) => e.trim())
+        .filter((e) => e !== ''),
+    )
+    .pipe(z.array(z.string().refine(isAllowListEntry, 'each entry must be a host name or a CIDR'))),
   VENDOR_CONNECT_TIMEOUT_MS: int(1, 5_000),
   VENDOR_TIMEOUT_MS: int(1, 30_000),
   VENDOR_CONNECTIONS: int(1, 64),

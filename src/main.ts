@@ -78,6 +78,7 @@ export async function startService(
       connectTimeoutMs: config.VENDOR_CONNECT_TIMEOUT_MS,
       headersTimeoutMs: config.VENDOR_TIMEOUT_MS,
       bodyTimeoutMs: config.VENDOR_TIMEOUT_MS,
+      selfieDownload: { allow: config.SELFIE_URL_ALLOW },
     });
     closers.unshift(() => vendor.close());
     const limiters = createLimiters({

@@ -30,6 +30,17 @@ function passThrough<O extends Operation>(call: VendorCall<O>): Handler {
   return async (params, { signal }) => toOutcome(await call(params as ParamsInputOf<O>, { signal }));
 }
 
+/** A selfie given by URL is downloaded before the vendor call and handed on as base64. */
+function withSelfieDownload(vendor: VendorClient, handler: Handler): Handler {
+  const prepare: Handler['prepare'] = async (params, signal) => {
+    const selfie = params.selfie;
+    if (typeof selfie !== 'object' || selfie === null || !('url' in selfie)) return params;
+    const bytes = await vendor.downloadSelfie(String(selfie.url), { signal });
+    return { ...params, selfie: { base64: Buffer.from(bytes).toString('base64') } };
+  };
+  return Object.assign(handler, { prepare });
+}
+
 export function createHandlers({
   vendor,
   vehicleSearchWebhook,
@@ -37,7 +48,10 @@ export function createHandlers({
 }: HandlerDeps): Handlers {
   return {
     'classify-document': passThrough<'classify-document'>((p, o) => vendor.classifyDocument(p, o)),
-    'face-document-lookup': passThrough<'face-document-lookup'>((p, o) => vendor.faceDocumentLookup(p, o)),
+    'face-document-lookup': withSelfieDownload(
+      vendor,
+      passThrough<'face-document-lookup'>((p, o) => vendor.faceDocumentLookup(p, o)),
+    ),
     'lawsuits-by-party': passThrough<'lawsuits-by-party'>((p, o) => vendor.lawsuitsByParty(p, o)),
     'lawsuits-summary': passThrough<'lawsuits-summary'>((p, o) => vendor.lawsuitsSummary(p, o)),
     'lawsuit-by-number': passThrough<'lawsuit-by-number'>((p, o) => vendor.lawsuitByNumber(p, o)),

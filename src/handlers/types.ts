@@ -38,6 +38,15 @@ export interface HandlerContext {
 }
 
 /** A handler receives params already checked by the operation's schema (contract/params.ts). */
-export type Handler = (params: Record<string, unknown>, context: HandlerContext) => Promise<HandlerOutcome>;
+export type Handler = ((
+  params: Record<string, unknown>,
+  context: HandlerContext,
+) => Promise<HandlerOutcome>) & {
+  /**
+   * Work done once before the vendor call and outside its limiter and breaker (a selfie
+   * download): returns the params the handler is then called with.
+   */
+  prepare?: (params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
+};
 
 export type Handlers = Readonly<Record<Operation, Handler>>;

@@ -29,6 +29,7 @@ import type {
 } from './schemas/registry.js';
 import type { VehicleResponse, VehicleSearchCreated, VehicleSearchResponse } from './schemas/vehicle.js';
 import { createTransport } from './transport.js';
+import { createSelfieDownloader } from './selfie-download.js';
 import type { CallOptions, VendorContext, VendorResult } from './types.js';
 
 /**
@@ -75,6 +76,11 @@ export interface VendorClient {
     params: ParamsInputOf<'esocial-eligibility'>,
     options?: CallOptions,
   ): Promise<VendorResult<EsocialResponse>>;
+  /**
+   * Fetches a selfie given by URL (face lookup), outside any vendor limit: the runtime does it
+   * before the vendor call. Every refusal or failure is one `invalid_request` VendorError.
+   */
+  downloadSelfie(url: string, options?: CallOptions): Promise<Uint8Array>;
   /** Waits for calls in flight, then closes every socket; later calls fail with VENDOR_CLIENT_CLOSED. */
   close(): Promise<void>;
 }
@@ -95,7 +101,13 @@ export function createVendorClient(options: VendorClientOptions): VendorClient {
     maxResponseSize: resolved.maxResponseBytes,
     connect: { timeout: resolved.connectTimeoutMs },
   });
-  const context: VendorContext = { send: createTransport(agent, resolved), agent, options: resolved };
+  const selfies = createSelfieDownloader(resolved.selfieDownload);
+  const context: VendorContext = {
+    send: createTransport(agent, resolved),
+    agent,
+    selfies,
+    options: resolved,
+  };
   let closing: Promise<void> | undefined;
   return {
     classifyDocument: (params, call) => classifyDocument(context, params, call),
@@ -110,6 +122,7 @@ export function createVendorClient(options: VendorClientOptions): VendorClient {
     companyPartners: (params, call) => companyPartners(context, params, call),
     esocialEligibility: (params, call) => esocialEligibility(context, params, call),
     // Idempotent: undici throws when an agent is closed twice.
-    close: () => (closing ??= agent.close()),
+    downloadSelfie: (url, call) => selfies.download(url, call?.signal),
+    close: () => (closing ??= Promise.all([agent.close(), selfies.close()]).then(() => undefined)),
   };
 }

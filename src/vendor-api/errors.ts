@@ -17,8 +17,7 @@ export const VENDOR_ERROR_CODES = [
   'VENDOR_ABORTED', // the caller's AbortSignal fired
   'VENDOR_CLIENT_CLOSED', // call after close()
   'VENDOR_CLIENT_ERROR', // the client failed before or while sending (a bug, not the network)
-  'SELFIE_DOWNLOAD_FAILED', // the selfie URL could not be fetched
-  'SELFIE_UNUSABLE', // the selfie URL answered, but not with a JPEG within the size limit
+  'SELFIE_UNUSABLE', // the selfie URL was refused, or did not give a JPEG within the limits
 ] as const;
 export type VendorErrorCode = (typeof VENDOR_ERROR_CODES)[number];
 
