@@ -177,6 +177,7 @@ async function measure(
     SCHEMA_REGISTRY_URL: REGISTRY,
     REDIS_URL: REDIS,
     VENDOR_BASE_URL: `http://127.0.0.1:${SANDBOX_PORT}`,
+    ALLOW_INSECURE_VENDOR: 'true',
     VENDOR_API_KEY: API_KEY,
     TOPIC_PREFIX: prefix,
     KAFKA_GROUP_ID: `${prefix}.group`,

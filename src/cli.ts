@@ -67,6 +67,8 @@ program
       ...env,
       VENDOR_BASE_URL: sandbox.url,
       VENDOR_API_KEY: env.SANDBOX_API_KEY ?? 'sandbox-key',
+      // The local sandbox speaks plain http.
+      ALLOW_INSECURE_VENDOR: 'true',
     });
     const service = await startService(config, logger, { onFatal: () => void shutdown(service, logger, 1) });
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -77,9 +79,10 @@ program
       clientId: 'demo',
       brokers: [...config.KAFKA_BROKERS],
       logLevel: logLevel.NOTHING,
+      ...config.kafkaSecurity,
     });
     const codec = config.SCHEMA_REGISTRY_URL
-      ? registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL), new Map())
+      ? registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL, config.registryAuth), new Map())
       : plainJsonCodec();
     const { outcomes } = await runDemo({
       kafka,

@@ -3,6 +3,14 @@ import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
 import { WEBHOOK_METHODS } from './contract/vocabulary.js';
 import { isAllowListEntry } from './vendor-api/selfie-guard.js';
+import { withSecretFiles } from './config-secrets.js';
+import {
+  kafkaSecurity,
+  registryAuth,
+  transportEnvShape,
+  type KafkaSecurity,
+  type RegistryAuth,
+} from './config-transport.js';
 
 /**
  * The only reader of process.env. One zod schema, one frozen object; a bad setting stops
@@ -112,6 +120,12 @@ const envSchema = z.object({
   WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How the vendor calls the sink back (vendor-api.md, "POST /vehicles-async/v3"). The sink accepts all four. */
   WEBHOOK_METHOD: z.enum(WEBHOOK_METHODS).default('POST'),
+  /** One webhook-driven vendor GET per search per interval: replayed calls cost nothing more. */
+  WEBHOOK_FETCH_INTERVAL_MS: int(0, 10_000),
+  /** Webhook calls handled at once per replica; more get 503. */
+  WEBHOOK_MAX_CONCURRENT: int(1, 32),
+  /** Webhook calls per second per replica; more get 429. */
+  WEBHOOK_RATE_PER_SECOND: int(1, 200),
   VEHICLE_SEARCH_EXPIRY_MS: int(1, 30 * 60 * 1000),
   /** First poll of a search without webhook news; later polls back off exponentially. */
   VEHICLE_SEARCH_POLL_MS: int(1, 30_000),
@@ -121,6 +135,9 @@ const envSchema = z.object({
   VEHICLE_SEARCH_CLAIM_TTL_MS: int(1_000, 60_000),
   SHUTDOWN_TIMEOUT_MS: int(1, 25_000),
   CREATE_TOPICS: bool(true),
+  /** http to the vendor is for the sandbox and tests only: the API key and personal data travel on it. */
+  ALLOW_INSECURE_VENDOR: bool(false),
+  ...transportEnvShape,
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -131,13 +148,21 @@ export interface OperationLimits {
   spendCapPerHour?: number;
 }
 
+/** Kafka TLS/SASL options and registry credentials, built from the transport settings. */
+export interface TransportSecurity {
+  kafkaSecurity: Readonly<KafkaSecurity>;
+  registryAuth: Readonly<RegistryAuth> | undefined;
+}
+
 export type Config = Readonly<
-  Omit<Env, 'VENDOR_LIMITS'> & { limits: Readonly<Record<Operation, Readonly<OperationLimits>>> }
+  Omit<Env, 'VENDOR_LIMITS'> & {
+    limits: Readonly<Record<Operation, Readonly<OperationLimits>>>;
+  } & TransportSecurity
 >;
 
 /** Parses the environment; throws ConfigError naming the first bad setting. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = envSchema.safeParse(withSecretFiles(env));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const setting = String(issue?.path[0] ?? 'environment');
@@ -159,12 +184,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (rest.WEBHOOK_PUBLIC_URL !== undefined && rest.WEBHOOK_SECRET === undefined) {
     throw new ConfigError('WEBHOOK_SECRET', 'is required when WEBHOOK_PUBLIC_URL is set');
   }
+  if (!rest.ALLOW_INSECURE_VENDOR && !rest.VENDOR_BASE_URL.startsWith('https:')) {
+    throw new ConfigError(
+      'VENDOR_BASE_URL',
+      'must be https (ALLOW_INSECURE_VENDOR=true allows http, for the sandbox)',
+    );
+  }
   if (rest.VEHICLE_SEARCH_CLAIM_TTL_MS <= rest.VENDOR_TIMEOUT_MS) {
     // A claim that lapses while its owner still waits for the vendor lets a second replica
     // publish the same search's event.
     throw new ConfigError('VEHICLE_SEARCH_CLAIM_TTL_MS', 'must be greater than VENDOR_TIMEOUT_MS');
   }
-  return Object.freeze({ ...rest, limits: Object.freeze(limits) });
+  return Object.freeze({ ...rest, limits: Object.freeze(limits), ...transportSecurity(rest) });
+}
+
+function transportSecurity(env: Parameters<typeof kafkaSecurity>[0]): TransportSecurity {
+  return { kafkaSecurity: Object.freeze(kafkaSecurity(env)), registryAuth: registryAuth(env) };
 }
 
 /**
@@ -180,22 +215,23 @@ const auditEnvSchema = envSchema
     TOPIC_PREFIX: true,
     SCHEMA_REGISTRY_URL: true,
   })
+  .extend(transportEnvShape)
   .extend({
     /** Connection timeout of the audit commands: an unreachable broker fails in seconds. */
     AUDIT_CONNECT_TIMEOUT_MS: int(1, 3_000),
   });
 
-export type AuditConfig = Readonly<z.infer<typeof auditEnvSchema>>;
+export type AuditConfig = Readonly<z.infer<typeof auditEnvSchema> & TransportSecurity>;
 
 export function loadAuditConfig(
   overrides: Readonly<Record<string, string | undefined>> = {},
   env: NodeJS.ProcessEnv = process.env,
 ): AuditConfig {
   const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
-  const parsed = auditEnvSchema.safeParse({ ...env, ...given });
+  const parsed = auditEnvSchema.safeParse(withSecretFiles({ ...env, ...given }));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'invalid');
   }
-  return Object.freeze(parsed.data);
+  return Object.freeze({ ...parsed.data, ...transportSecurity(parsed.data) });
 }
