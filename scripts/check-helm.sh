@@ -11,5 +11,13 @@ command -v kubernetes-validate >/dev/null || pip install --quiet kubernetes-vali
 "$helm_bin" lint helm/verification-gateway
 rendered="$(mktemp)"
 trap 'rm -f "$rendered"' EXIT
-"$helm_bin" template check helm/verification-gateway --set ingress.enabled=true >"$rendered"
+# Every optional part on: the ingress with TLS, the NetworkPolicy with an egress rule, a digest.
+"$helm_bin" template check helm/verification-gateway \
+  --set ingress.enabled=true \
+  --set 'ingress.tls[0].secretName=webhooks-tls' --set 'ingress.tls[0].hosts[0]=webhooks.example' \
+  --set networkPolicy.enabled=true \
+  --set 'networkPolicy.egress[0].to[0].ipBlock.cidr=10.0.0.0/24' \
+  --set 'networkPolicy.egress[0].ports[0].port=9093' \
+  --set image.digest=sha256:0000000000000000000000000000000000000000000000000000000000000000 \
+  >"$rendered"
 kubernetes-validate --kubernetes-version 1.30.0 --strict "$rendered"

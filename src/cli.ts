@@ -5,14 +5,12 @@ import { Kafka, logLevel } from 'kafkajs';
 import { registerAuditCommands } from './audit/commands.js';
 import { loadConfig } from './config.js';
 import { topicNames } from './contract/operations.js';
-import { runDemo } from './demo/demo.js';
 import { ConfigError } from './errors.js';
 import { startService, type Service } from './main.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { routeProcessWarnings } from './observability/node-warnings.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { plainJsonCodec, registryCodec } from './producers/value-codec.js';
-import { runSandboxFromEnv } from './sandbox/main.js';
 
 /** Commands: run, sandbox, dev (replay and redrive live in src/audit/). */
 
@@ -32,11 +30,27 @@ program
     onSignals(() => shutdown(service, logger, 0));
   });
 
+/**
+ * The sandbox and the demo are loaded only by the commands that use them: the production
+ * image leaves them and their dependencies out (Dockerfile).
+ */
+async function devModule<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new Error('the sandbox is not part of this build (the production image leaves it out)', {
+      cause: error,
+    });
+  }
+}
+
 program
   .command('sandbox')
   .description('run the vendor API sandbox (SANDBOX_PORT, SANDBOX_API_KEY, SANDBOX_* knobs)')
   .action(async () => {
     const logger = createLogger({ level: process.env.SANDBOX_LOG_LEVEL ?? 'info' });
+    const { runSandboxFromEnv } = await devModule(() => import('./sandbox/main.js'));
     const sandbox = await runSandboxFromEnv(process.env, logger);
     onSignals(async () => {
       await sandbox.close();
@@ -55,6 +69,8 @@ program
     const env = devEnvironment();
     const logger = createLogger({ level: env.LOG_LEVEL ?? 'warn' });
     routeProcessWarnings(logger);
+    const { runSandboxFromEnv } = await devModule(() => import('./sandbox/main.js'));
+    const { runDemo } = await devModule(() => import('./demo/demo.js'));
     const sandbox = await runSandboxFromEnv(
       {
         ...env,
