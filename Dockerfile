@@ -10,7 +10,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# The vendor sandbox and the demo stay out of the production image (the `sandbox` and `dev`
+# commands load them on demand); @fastify/multipart, which only the sandbox uses, is a
+# devDependency and goes with the prune.
+RUN npm run build && npm prune --omit=dev && rm -rf dist/src/sandbox dist/src/demo
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production

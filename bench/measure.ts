@@ -77,6 +77,7 @@ function startSystem(
     REDIS_URL: REDIS,
     VENDOR_BASE_URL: `http://127.0.0.1:${SANDBOX_PORT}`,
     VENDOR_API_KEY: API_KEY,
+    ALLOW_INSECURE_VENDOR: 'true',
     TOPIC_PREFIX: prefix,
     KAFKA_GROUP_ID: `${prefix}.group`,
     TOPIC_PARTITIONS: String(scenario.partitions),

@@ -45,7 +45,17 @@ validate="$(kube_validate_bin)"
 "$helm" lint helm/verification-gateway
 rendered="$(mktemp)"
 trap 'rm -f "$rendered"' EXIT
-"$helm" template check helm/verification-gateway --set ingress.enabled=true --set dashboard.enabled=true >"$rendered"
+# Every optional part on: the ingress with TLS, the NetworkPolicy with an egress rule, a digest,
+# the dashboard ConfigMap.
+"$helm" template check helm/verification-gateway \
+  --set ingress.enabled=true \
+  --set 'ingress.tls[0].secretName=webhooks-tls' --set 'ingress.tls[0].hosts[0]=webhooks.example' \
+  --set networkPolicy.enabled=true \
+  --set 'networkPolicy.egress[0].to[0].ipBlock.cidr=10.0.0.0/24' \
+  --set 'networkPolicy.egress[0].ports[0].port=9093' \
+  --set image.digest=sha256:0000000000000000000000000000000000000000000000000000000000000000 \
+  --set dashboard.enabled=true \
+  >"$rendered"
 "$validate" --kubernetes-version 1.30.0 --strict "$rendered"
 # The PrometheusRule is a custom resource, which the Kubernetes schemas do not describe: it is
 # rendered (a template error fails here) and its rules are checked by scripts/check-rules.sh.

@@ -4,14 +4,12 @@ import { Kafka, logLevel } from 'kafkajs';
 import { registerAuditCommands } from './audit/commands.js';
 import { devEnvironment, loadConfig, sandboxEnvironment } from './config.js';
 import { topicNames } from './contract/operations.js';
-import { runDemo } from './demo/demo.js';
 import { CommandError } from './errors.js';
 import { startService, type Service } from './main.js';
 import { createDevLogger, createLogger, type Logger } from './observability/logger.js';
 import { routeProcessWarnings } from './observability/node-warnings.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { plainJsonCodec, registryCodec } from './producers/value-codec.js';
-import { runSandboxFromEnv } from './sandbox/main.js';
 
 /** Commands: run, sandbox, dev (replay and redrive live in src/audit/). */
 
@@ -31,12 +29,28 @@ program
     onSignals(() => shutdown(service, logger, 0));
   });
 
+/**
+ * The sandbox and the demo are loaded only by the commands that use them: the production
+ * image leaves them and their dependencies out (Dockerfile).
+ */
+async function devModule<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new Error('the sandbox is not part of this build (the production image leaves it out)', {
+      cause: error,
+    });
+  }
+}
+
 program
   .command('sandbox')
   .description('run the vendor API sandbox (SANDBOX_PORT, SANDBOX_API_KEY, SANDBOX_* knobs)')
   .action(async () => {
     const env = sandboxEnvironment();
     const logger = createLogger({ level: env.SANDBOX_LOG_LEVEL ?? 'info' });
+    const { runSandboxFromEnv } = await devModule(() => import('./sandbox/main.js'));
     const sandbox = await runSandboxFromEnv(env, logger);
     onSignals(async () => {
       await sandbox.close();
@@ -55,6 +69,8 @@ program
     const env = devEnvironment();
     const logger = await createDevLogger(env.LOG_LEVEL ?? 'info');
     routeProcessWarnings(logger);
+    const { runSandboxFromEnv } = await devModule(() => import('./sandbox/main.js'));
+    const { runDemo } = await devModule(() => import('./demo/demo.js'));
     const sandbox = await runSandboxFromEnv(
       {
         ...env,
@@ -67,6 +83,8 @@ program
       ...env,
       VENDOR_BASE_URL: sandbox.url,
       VENDOR_API_KEY: env.SANDBOX_API_KEY ?? 'sandbox-key',
+      // The local sandbox speaks plain http.
+      ALLOW_INSECURE_VENDOR: 'true',
     });
     const service = await startService(config, logger, { onFatal: () => void shutdown(service, logger, 1) });
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -77,9 +95,10 @@ program
       clientId: 'demo',
       brokers: [...config.KAFKA_BROKERS],
       logLevel: logLevel.NOTHING,
+      ...config.kafkaSecurity,
     });
     const codec = config.SCHEMA_REGISTRY_URL
-      ? registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL), new Map())
+      ? registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL, config.registryAuth), new Map())
       : plainJsonCodec();
     const { outcomes } = await runDemo({
       kafka,

@@ -4,6 +4,15 @@ import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
 import { WEBHOOK_METHODS } from './contract/vocabulary.js';
 import { DEFAULT_VENDOR_CONNECTIONS } from './vendor-api/options.js';
+import { isAllowListEntry } from './vendor-api/selfie-guard.js';
+import { withSecretFiles } from './config-secrets.js';
+import {
+  kafkaSecurity,
+  registryAuth,
+  transportEnvShape,
+  type KafkaSecurity,
+  type RegistryAuth,
+} from './config-transport.js';
 
 /**
  * The only reader of process.env. One zod schema, one frozen object; a bad setting stops
@@ -77,6 +86,17 @@ const envSchema = z.object({
   REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^rediss?$/ }).optional()),
   VENDOR_BASE_URL: z.url({ protocol: /^https?$/, error: 'is required: the vendor API base URL, http(s)' }),
   VENDOR_API_KEY: z.string({ error: 'is required' }).min(1, 'is required'),
+  /** Host names or CIDRs a selfie URL may reach besides public unicast addresses (and by http). */
+  SELFIE_URL_ALLOW: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((e) => e.trim())
+        .filter((e) => e !== ''),
+    )
+    .pipe(z.array(z.string().refine(isAllowListEntry, 'each entry must be a host name or a CIDR'))),
   VENDOR_CONNECT_TIMEOUT_MS: int(1, 5_000),
   VENDOR_TIMEOUT_MS: int(1, 30_000),
   VENDOR_CONNECTIONS: int(1, DEFAULT_VENDOR_CONNECTIONS),
@@ -107,6 +127,12 @@ const envSchema = z.object({
   WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How the vendor calls the sink back (vendor-api.md, "POST /vehicles-async/v3"). The sink accepts all four. */
   WEBHOOK_METHOD: z.enum(WEBHOOK_METHODS).default('POST'),
+  /** One webhook-driven vendor GET per search per interval: replayed calls cost nothing more. */
+  WEBHOOK_FETCH_INTERVAL_MS: int(0, 10_000),
+  /** Webhook calls handled at once per replica; more get 503. */
+  WEBHOOK_MAX_CONCURRENT: int(1, 32),
+  /** Webhook calls per second per replica; more get 429. */
+  WEBHOOK_RATE_PER_SECOND: int(1, 200),
   VEHICLE_SEARCH_EXPIRY_MS: int(1, 30 * 60 * 1000),
   /** First poll of a search without webhook news; later polls back off exponentially. */
   VEHICLE_SEARCH_POLL_MS: int(1, 30_000),
@@ -122,6 +148,9 @@ const envSchema = z.object({
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  /** http to the vendor is for the sandbox and tests only: the API key and personal data travel on it. */
+  ALLOW_INSECURE_VENDOR: bool(false),
+  ...transportEnvShape,
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -132,13 +161,21 @@ export interface OperationLimits {
   spendCapPerHour?: number;
 }
 
+/** Kafka TLS/SASL options and registry credentials, built from the transport settings. */
+export interface TransportSecurity {
+  kafkaSecurity: Readonly<KafkaSecurity>;
+  registryAuth: Readonly<RegistryAuth> | undefined;
+}
+
 export type Config = Readonly<
-  Omit<Env, 'VENDOR_LIMITS'> & { limits: Readonly<Record<Operation, Readonly<OperationLimits>>> }
+  Omit<Env, 'VENDOR_LIMITS'> & {
+    limits: Readonly<Record<Operation, Readonly<OperationLimits>>>;
+  } & TransportSecurity
 >;
 
 /** Parses the environment; throws ConfigError naming the first bad setting. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = envSchema.safeParse(withSecretFiles(env));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const setting = String(issue?.path[0] ?? 'environment');
@@ -166,12 +203,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'must differ from HTTP_PORT (the admin routes stay off the public port)',
     );
   }
+  if (!rest.ALLOW_INSECURE_VENDOR && !rest.VENDOR_BASE_URL.startsWith('https:')) {
+    throw new ConfigError(
+      'VENDOR_BASE_URL',
+      'must be https (ALLOW_INSECURE_VENDOR=true allows http, for the sandbox)',
+    );
+  }
   if (rest.VEHICLE_SEARCH_CLAIM_TTL_MS <= rest.VENDOR_TIMEOUT_MS) {
     // A claim that lapses while its owner still waits for the vendor lets a second replica
     // publish the same search's event.
     throw new ConfigError('VEHICLE_SEARCH_CLAIM_TTL_MS', 'must be greater than VENDOR_TIMEOUT_MS');
   }
-  return Object.freeze({ ...rest, limits: Object.freeze(limits) });
+  return Object.freeze({ ...rest, limits: Object.freeze(limits), ...transportSecurity(rest) });
+}
+
+function transportSecurity(env: Parameters<typeof kafkaSecurity>[0]): TransportSecurity {
+  return { kafkaSecurity: Object.freeze(kafkaSecurity(env)), registryAuth: registryAuth(env) };
 }
 
 /**
@@ -200,24 +247,25 @@ const auditEnvSchema = envSchema
     TOPIC_PREFIX: true,
     SCHEMA_REGISTRY_URL: true,
   })
+  .extend(transportEnvShape)
   .extend({
     /** Connection timeout of the audit commands: an unreachable broker fails in seconds. */
     AUDIT_CONNECT_TIMEOUT_MS: int(1, 3_000),
   });
 
-export type AuditConfig = Readonly<z.infer<typeof auditEnvSchema>>;
+export type AuditConfig = Readonly<z.infer<typeof auditEnvSchema> & TransportSecurity>;
 
 export function loadAuditConfig(
   overrides: Readonly<Record<string, string | undefined>> = {},
   env: NodeJS.ProcessEnv = process.env,
 ): AuditConfig {
   const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
-  const parsed = auditEnvSchema.safeParse({ ...env, ...given });
+  const parsed = auditEnvSchema.safeParse(withSecretFiles({ ...env, ...given }));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'invalid');
   }
-  return Object.freeze(parsed.data);
+  return Object.freeze({ ...parsed.data, ...transportSecurity(parsed.data) });
 }
 
 /** The sandbox's own settings, its SANDBOX_* variables (src/sandbox/main.ts says which). */

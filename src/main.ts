@@ -72,6 +72,7 @@ export async function startService(
     brokers: [...config.KAFKA_BROKERS],
     logLevel: logLevel.WARN,
     logCreator: kafkaLogCreator(logger),
+    ...config.kafkaSecurity,
   });
   const admin = kafka.admin();
   await admin.connect();
@@ -85,7 +86,12 @@ export async function startService(
     const redis =
       config.REDIS_URL === undefined
         ? undefined
-        : new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
+        : new Redis(config.REDIS_URL, {
+            maxRetriesPerRequest: 3,
+            enableAutoPipelining: true,
+            // rediss:// turns TLS on (ioredis); the password may come from REDIS_PASSWORD_FILE.
+            ...(config.REDIS_PASSWORD === undefined ? {} : { password: config.REDIS_PASSWORD }),
+          });
     if (redis) closers.push(() => redis.quit());
     const vendor = createVendorClient({
       baseUrl: config.VENDOR_BASE_URL,
@@ -94,6 +100,7 @@ export async function startService(
       connectTimeoutMs: config.VENDOR_CONNECT_TIMEOUT_MS,
       headersTimeoutMs: config.VENDOR_TIMEOUT_MS,
       bodyTimeoutMs: config.VENDOR_TIMEOUT_MS,
+      selfieDownload: { allow: config.SELFIE_URL_ALLOW },
     });
     closers.unshift(() => vendor.close());
     const limiters = createLimiters({
@@ -310,6 +317,11 @@ function createTracker(
       claimTtlMs: config.VEHICLE_SEARCH_CLAIM_TTL_MS,
       // Late webhook calls get 200 for as long as a redelivered request reuses its outcome.
       doneTtlMs: config.DEDUPE_WINDOW_SECONDS * 1000,
+      webhookFetchIntervalMs: config.WEBHOOK_FETCH_INTERVAL_MS,
+      sinkLimits: {
+        maxConcurrent: config.WEBHOOK_MAX_CONCURRENT,
+        ratePerSecond: config.WEBHOOK_RATE_PER_SECOND,
+      },
     },
   });
 }
@@ -326,11 +338,15 @@ function topicSettings(config: Config) {
 async function createCodec(config: Config, logger: Logger): Promise<ValueCodec> {
   if (config.SCHEMA_REGISTRY_URL === undefined) return plainJsonCodec();
   const ids = await registerTopicSchemas(
-    { registryUrl: config.SCHEMA_REGISTRY_URL, compatibility: config.SCHEMA_COMPATIBILITY },
+    {
+      registryUrl: config.SCHEMA_REGISTRY_URL,
+      compatibility: config.SCHEMA_COMPATIBILITY,
+      auth: config.registryAuth,
+    },
     jsonSchemasByTopic(config.TOPIC_PREFIX),
   );
   logger.info({ subjects: ids.size, compatibility: config.SCHEMA_COMPATIBILITY }, 'schemas registered');
-  return registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL), ids);
+  return registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL, config.registryAuth), ids);
 }
 
 async function closeAll(closers: (() => Promise<unknown>)[], logger: Logger): Promise<void> {

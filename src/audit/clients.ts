@@ -1,5 +1,6 @@
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { AuditConfig } from '../config.js';
+import { basicAuthHeader } from '../config-transport.js';
 import { createRegistryClient } from '../producers/registry-client.js';
 import { plainJsonCodec, registryCodec, type ValueCodec } from '../producers/value-codec.js';
 import { AuditError } from './errors.js';
@@ -25,6 +26,7 @@ export async function openClients(config: AuditConfig): Promise<AuditClients> {
     logLevel: logLevel.NOTHING,
     connectionTimeout: config.AUDIT_CONNECT_TIMEOUT_MS,
     retry: { retries: 2, initialRetryTime: 200, maxRetryTime: 1_000 },
+    ...config.kafkaSecurity,
   });
   const admin = kafka.admin();
   try {
@@ -47,6 +49,7 @@ async function openCodec(config: AuditConfig): Promise<ValueCodec> {
   try {
     const response = await fetch(`${url.replace(/\/$/, '')}/subjects`, {
       signal: AbortSignal.timeout(config.AUDIT_CONNECT_TIMEOUT_MS),
+      headers: basicAuthHeader(config.registryAuth),
     });
     await response.body?.cancel();
     if (!response.ok) throw new Error(`GET /subjects answered ${response.status}`);
@@ -56,7 +59,7 @@ async function openCodec(config: AuditConfig): Promise<ValueCodec> {
     });
   }
   // Decoding only: no schema ids are needed to read (they come with each framed value).
-  return registryCodec(createRegistryClient(url), new Map());
+  return registryCodec(createRegistryClient(url, config.registryAuth), new Map());
 }
 
 function reasonOf(error: unknown): string {

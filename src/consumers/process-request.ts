@@ -175,6 +175,9 @@ async function callWithRetries<O extends Operation>(
   const handler: Handler<O> = deps.handlers[operation];
   const limiter = deps.limiterFor(operation);
   const breaker = deps.breakerFor(operation);
+  // Work of the request's own, such as a selfie download, runs once and outside the limiter
+  // and the breaker: it is not a vendor call. Its failure is the request's dead letter.
+  const input = handler.prepare ? await handler.prepare(params, signal) : params;
   let attempts = 0;
   let budgetSpentMs = 0;
   for (;;) {
@@ -184,7 +187,7 @@ async function callWithRetries<O extends Operation>(
     const started = Date.now();
     attempts += 1;
     try {
-      const outcome = await limiter.schedule(() => handler(params, { ...context, signal }), { signal });
+      const outcome = await limiter.schedule(() => handler(input, { ...context, signal }), { signal });
       breaker.recordSuccess();
       return { outcome, attempts };
     } catch (thrown) {

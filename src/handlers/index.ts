@@ -23,6 +23,20 @@ function passThrough<O extends Operation>(vendor: VendorClient, operation: O): H
   return async (params, { signal }) => toOutcome(await vendor.call(operation, params, { signal }));
 }
 
+/** A selfie given by URL is downloaded before the vendor call and handed on as base64. */
+function withSelfieDownload(
+  vendor: VendorClient,
+  handler: Handler<'face-document-lookup'>,
+): Handler<'face-document-lookup'> {
+  const prepare: Handler<'face-document-lookup'>['prepare'] = async (params, signal) => {
+    const { selfie } = params;
+    if (!('url' in selfie)) return params;
+    const bytes = await vendor.downloadSelfie(selfie.url, { signal });
+    return { ...params, selfie: { base64: Buffer.from(bytes).toString('base64') } };
+  };
+  return Object.assign(handler, { prepare });
+}
+
 export function createHandlers({
   vendor,
   vehicleSearchWebhook,
@@ -30,6 +44,7 @@ export function createHandlers({
 }: HandlerDeps): Handlers {
   return {
     ...byOperation((operation) => passThrough(vendor, operation)),
+    'face-document-lookup': withSelfieDownload(vendor, passThrough(vendor, 'face-document-lookup')),
     'vehicle-async': vehicleAsyncHandler(vendor, {
       webhookFor: vehicleSearchWebhook,
       onSearchCreated: onVehicleSearchCreated,

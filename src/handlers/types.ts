@@ -30,9 +30,15 @@ export interface HandlerContext {
 }
 
 /** A handler receives its operation's params as its schema parsed them (contract/params.ts). */
-export type Handler<O extends Operation = Operation> = (
+export type Handler<O extends Operation = Operation> = ((
   params: ParamsOf<O>,
   context: HandlerContext,
-) => Promise<HandlerOutcome>;
+) => Promise<HandlerOutcome>) & {
+  /**
+   * Work done once before the vendor call and outside its limiter and breaker (a selfie
+   * download): returns the params the handler is then called with.
+   */
+  prepare?: (params: ParamsOf<O>, signal: AbortSignal) => Promise<ParamsOf<O>>;
+};
 
 export type Handlers = { readonly [O in Operation]: Handler<O> };

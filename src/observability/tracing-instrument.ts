@@ -62,7 +62,14 @@ export function traceHandlers(handlers: Handlers, tracing: Tracing): Handlers {
         },
         { 'verification.operation': operation },
       );
-  return Object.fromEntries(OPERATIONS.map((op) => [op, wrap(op, handlers[op])])) as unknown as Handlers;
+  // The handler's prepare step (a selfie download) stays outside what is measured, as it is
+  // outside the vendor's limiter and breaker.
+  return Object.fromEntries(
+    OPERATIONS.map((op) => {
+      const handler = handlers[op] as Handler;
+      return [op, Object.assign(wrap(op, handler), handler.prepare ? { prepare: handler.prepare } : {})];
+    }),
+  ) as unknown as Handlers;
 }
 
 export function traceIdempotency(store: IdempotencyStore, tracing: Tracing): IdempotencyStore {

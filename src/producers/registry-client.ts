@@ -1,6 +1,7 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import type { RegistryAuth } from '../config-transport.js';
 
 /**
  * The registry client with a JSON Schema validator that knows the standard formats.
@@ -9,10 +10,10 @@ import addFormatsModule from 'ajv-formats';
  */
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-export function createRegistryClient(host: string): SchemaRegistry {
+export function createRegistryClient(host: string, auth?: RegistryAuth): SchemaRegistry {
   const ajv = addFormats(new Ajv({ strict: false, allErrors: false }));
   return new SchemaRegistry(
-    { host },
+    { host, ...(auth === undefined ? {} : { auth: { username: auth.username, password: auth.password } }) },
     // The library types the instance as its own ajv 7; v8 has the same addSchema/compile shape.
     { [SchemaType.JSON]: { ajvInstance: ajv as never } },
   );

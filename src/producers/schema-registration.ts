@@ -1,3 +1,4 @@
+import { basicAuthHeader, type RegistryAuth } from '../config-transport.js';
 import { request } from 'undici';
 import type { JsonSchema } from '../contract/json-schemas.js';
 
@@ -12,6 +13,8 @@ import type { JsonSchema } from '../contract/json-schemas.js';
  */
 export interface RegistrationSettings {
   registryUrl: string;
+  /** Basic auth (SCHEMA_REGISTRY_USERNAME / _PASSWORD). */
+  auth?: RegistryAuth | undefined;
   compatibility: string;
 }
 
@@ -45,7 +48,7 @@ async function call(
   const url = `${settings.registryUrl.replace(/\/$/, '')}${path}`;
   const response = await request(url, {
     method,
-    headers: { 'content-type': JSON_CONTENT, accept: JSON_CONTENT },
+    headers: { 'content-type': JSON_CONTENT, accept: JSON_CONTENT, ...basicAuthHeader(settings.auth) },
     body: JSON.stringify(body),
   });
   const text = await response.body.text();

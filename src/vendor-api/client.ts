@@ -6,6 +6,7 @@ import { getVehicleSearch } from './operations/vehicle-async.js';
 import { resolveVendorOptions, type VendorClientOptions } from './options.js';
 import type { VehicleSearchResponse } from './schemas/vehicle.js';
 import { createTransport } from './transport.js';
+import { createSelfieDownloader } from './selfie-download.js';
 import type { CallOptions, VendorContext, VendorResult } from './types.js';
 
 /**
@@ -21,6 +22,11 @@ export interface VendorClient {
     options?: OptionsOf<O>,
   ): Promise<VendorResult<ResponseOf<O>>>;
   getVehicleSearch(requestId: string, options?: CallOptions): Promise<VendorResult<VehicleSearchResponse>>;
+  /**
+   * Fetches a selfie given by URL (face lookup), outside any vendor limit: the runtime does it
+   * before the vendor call. Every refusal or failure is one `invalid_request` VendorError.
+   */
+  downloadSelfie(url: string, options?: CallOptions): Promise<Uint8Array>;
   /** Waits for calls in flight, then closes every socket; later calls fail with VENDOR_CLIENT_CLOSED. */
   close(): Promise<void>;
 }
@@ -41,12 +47,19 @@ export function createVendorClient(options: VendorClientOptions): VendorClient {
     maxResponseSize: resolved.maxResponseBytes,
     connect: { timeout: resolved.connectTimeoutMs },
   });
-  const context: VendorContext = { send: createTransport(agent, resolved), agent, options: resolved };
+  const selfies = createSelfieDownloader(resolved.selfieDownload);
+  const context: VendorContext = {
+    send: createTransport(agent, resolved),
+    agent,
+    selfies,
+    options: resolved,
+  };
   let closing: Promise<void> | undefined;
   return {
     call: (operation, params, options) => VENDOR_OPERATIONS[operation](context, params, options),
     getVehicleSearch: (requestId, options) => getVehicleSearch(context, requestId, options),
     // Idempotent: undici throws when an agent is closed twice.
-    close: () => (closing ??= agent.close()),
+    downloadSelfie: (url, call) => selfies.download(url, call?.signal),
+    close: () => (closing ??= Promise.all([agent.close(), selfies.close()]).then(() => undefined)),
   };
 }

@@ -1,6 +1,9 @@
+import type { LookupFunction } from 'node:net';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { formatIssues, toParamsIssues } from '../contract/param-rules/issues.js';
+import type { SelfieDownloadOptions } from './selfie-download.js';
+import { isAllowListEntry } from './selfie-guard.js';
 
 /**
  * Options of createVendorClient, validated once at construction (the platformatic/kafka and
@@ -31,7 +34,13 @@ export interface VendorClientOptions {
   /** How classify uploads a base64 file: multipart (the spec's recommended way) or base64 JSON. */
   classifyUpload?: 'multipart' | 'base64';
   /** Limits of the client-side download of a selfie given by URL. */
-  selfieDownload?: { maxBytes?: number; timeoutMs?: number };
+  selfieDownload?: {
+    maxBytes?: number;
+    timeoutMs?: number;
+    /** Host names or CIDRs a selfie URL may reach beyond public unicast, by http too. */
+    allow?: readonly string[];
+    lookup?: LookupFunction;
+  };
   userAgent?: string;
 }
 
@@ -45,7 +54,7 @@ export interface ResolvedVendorOptions {
   bodyTimeoutMs: number;
   maxResponseBytes: number;
   classifyUpload: 'multipart' | 'base64';
-  selfieDownload: { maxBytes: number; timeoutMs: number };
+  selfieDownload: SelfieDownloadOptions;
   userAgent: string;
 }
 
@@ -115,15 +124,20 @@ const optionsSchema = z.strictObject(
             .positive('must be greater than 0')
             .default(10 * 1024 * 1024),
           timeoutMs: milliseconds(10_000),
+          allow: z
+            .array(z.string().refine(isAllowListEntry, 'each entry must be a host name or a CIDR'))
+            .readonly()
+            .default([]),
+          lookup: z.custom<LookupFunction>((v) => typeof v === 'function', 'must be a function').optional(),
         },
         {
           error: (issue) =>
             issue.code === 'unrecognized_keys'
-              ? `unknown option ${issue.keys.join(', ')}; allowed: maxBytes, timeoutMs`
+              ? `unknown option ${issue.keys.join(', ')}; allowed: maxBytes, timeoutMs, allow, lookup`
               : 'must be an object',
         },
       )
-      .default({ maxBytes: 10 * 1024 * 1024, timeoutMs: 10_000 }),
+      .default({ maxBytes: 10 * 1024 * 1024, timeoutMs: 10_000, allow: [] }),
     userAgent: z
       .string({ error: 'must be a string' })
       .min(1, 'must not be empty')

@@ -1,50 +1,74 @@
-import { request } from 'undici';
+import type { LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
 import { VendorError, type VendorCall } from './errors.js';
-import { transportError } from './transport.js';
-import type { VendorContext } from './types.js';
+import { checkSelfieUrl, guardedLookup, parseAllowList } from './selfie-guard.js';
 
 const CALL: VendorCall = { operation: 'face-document-lookup', route: 'GET {selfie url}' };
 
+export interface SelfieDownloadOptions {
+  maxBytes: number;
+  timeoutMs: number;
+  /** SELFIE_URL_ALLOW: host names or CIDRs that may be reached (and by http). */
+  allow: readonly string[];
+  /** Resolver of host names; Node's by default (tests point names at loopback with it). */
+  lookup?: LookupFunction | undefined;
+}
+
+export interface SelfieDownloader {
+  download(url: string, signal?: AbortSignal): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
 /**
- * Fetches a selfie given by URL, so that it can be uploaded as the multipart `selfie` file:
- * the face lookup takes a file only (vendor-api.md, "POST /ocr-by-face/v1/tax-id/{CPF}").
- * Bounded in time and size; redirects are not followed (a pre-signed link answers directly);
- * the vendor's API key is never sent to that host. A URL that answers 4xx, too large or not
- * JPEG is the request's fault (invalid_request); 5xx, 429, network and timeout may pass.
+ * Fetches a selfie given by URL, so that it can be uploaded as the multipart `selfie` file
+ * (the face lookup takes a file only: vendor-api.md, "POST /ocr-by-face/v1/tax-id/{CPF}").
+ * The URL comes from a Kafka message, so the download has its own agent, whose sockets only
+ * reach allowed addresses (selfie-guard.ts), never follows a redirect, and never carries the
+ * vendor's API key. Every refusal or failure is the same `invalid_request` with the same
+ * reason: which address, port or answer was behind the URL is nobody's business upstream.
  */
-export async function downloadSelfie(
-  context: VendorContext,
-  url: string,
-  signal?: AbortSignal,
+export function createSelfieDownloader(options: SelfieDownloadOptions): SelfieDownloader {
+  const allow = parseAllowList(options.allow);
+  const agent = new Agent({
+    connections: 16,
+    keepAliveTimeout: 1_000,
+    maxResponseSize: options.maxBytes,
+    connect: { timeout: options.timeoutMs, lookup: guardedLookup(allow, options.lookup) },
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    async download(url, signal) {
+      try {
+        return await fetchJpeg(agent, checkSelfieUrl(url, allow), options, signal);
+      } catch (error) {
+        if (signal?.aborted === true) throw error;
+        throw unusable();
+      }
+    },
+    close: () => (closing ??= agent.close()),
+  };
+}
+
+async function fetchJpeg(
+  agent: Agent,
+  url: URL,
+  options: SelfieDownloadOptions,
+  signal: AbortSignal | undefined,
 ): Promise<Uint8Array> {
-  const { maxBytes, timeoutMs } = context.options.selfieDownload;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
-  try {
-    const response = await request(url, {
-      dispatcher: context.agent,
-      method: 'GET',
-      headers: { accept: 'image/jpeg' },
-      signal: combined,
-    });
-    if (response.statusCode !== 200) {
-      await response.body.dump();
-      throw statusError(response.statusCode);
-    }
-    const declared = Number(response.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      response.body.destroy();
-      throw unusable(`the selfie is larger than ${maxBytes} bytes`);
-    }
-    const bytes = await readBounded(response.body, maxBytes);
-    if (!(bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff)) {
-      throw unusable('the selfie is not a JPEG image (the vendor accepts JPEG/JPG only)');
-    }
-    return bytes;
-  } catch (error) {
-    if (error instanceof VendorError) throw error;
-    throw downloadFailure(error, deadline, signal);
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const response = await request(url, {
+    dispatcher: agent,
+    method: 'GET',
+    headers: { accept: 'image/jpeg' },
+    signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+  });
+  if (response.statusCode !== 200) {
+    await response.body.dump();
+    throw new Error(`answered ${response.statusCode}`);
   }
+  const bytes = await readBounded(response.body, options.maxBytes);
+  if (!(bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff)) throw new Error('not a JPEG');
+  return bytes;
 }
 
 async function readBounded(
@@ -57,54 +81,25 @@ async function readBounded(
     total += chunk.length;
     if (total > maxBytes) {
       body.destroy();
-      throw unusable(`the selfie is larger than ${maxBytes} bytes`);
+      throw new Error('too large');
     }
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
 }
 
-function statusError(status: number): VendorError {
-  const passing = status === 429 || status >= 500;
-  return new VendorError(
-    passing ? 'upstream_unavailable' : 'invalid_request',
-    `selfie URL answered ${status}`,
-    {
-      code: 'SELFIE_DOWNLOAD_FAILED',
-      call: CALL,
-      retryable: passing,
-      details: { selfieStatus: status },
-    },
-  );
-}
+/**
+ * The one answer for every refused or failed download. No cause is attached: dead letters
+ * carry error details, and a refused connection, a timeout or a 403 told apart would make the
+ * service a port scanner.
+ */
+export const SELFIE_UNUSABLE_MESSAGE =
+  'the selfie URL could not be used: give a public https URL answering 200 with a JPEG image, or the selfie as base64';
 
-function unusable(message: string): VendorError {
-  return new VendorError('invalid_request', message, {
+function unusable(): VendorError {
+  return new VendorError('invalid_request', SELFIE_UNUSABLE_MESSAGE, {
     code: 'SELFIE_UNUSABLE',
     call: CALL,
     retryable: false,
-  });
-}
-
-function downloadFailure(
-  error: unknown,
-  deadline: AbortSignal,
-  signal: AbortSignal | undefined,
-): VendorError {
-  if (deadline.aborted && signal?.aborted !== true) {
-    return new VendorError('timeout', 'selfie download timed out', {
-      code: 'SELFIE_DOWNLOAD_FAILED',
-      call: CALL,
-      cause: error,
-      retryable: true,
-    });
-  }
-  const mapped = transportError(CALL, error, signal);
-  if (mapped.code !== 'VENDOR_NETWORK') return mapped;
-  return new VendorError('upstream_unavailable', `selfie download failed: ${mapped.message}`, {
-    code: 'SELFIE_DOWNLOAD_FAILED',
-    call: CALL,
-    cause: error,
-    retryable: true,
   });
 }

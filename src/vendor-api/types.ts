@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, FormData } from 'undici';
 import type { VendorCall } from './errors.js';
 import type { ResolvedVendorOptions } from './options.js';
+import type { SelfieDownloader } from './selfie-download.js';
 
 /** Per-call options of every client method. */
 export interface CallOptions {
@@ -50,5 +51,7 @@ export interface VendorResponse {
 export interface VendorContext {
   send(request: VendorRequest): Promise<VendorResponse>;
   agent: Dispatcher;
+  /** Selfies given by URL, on their own guarded agent (selfie-download.ts). */
+  selfies: SelfieDownloader;
   options: ResolvedVendorOptions;
 }

@@ -4,6 +4,7 @@ import type { VendorResult } from '../vendor-api/types.js';
 import type { VehicleSearchResponse } from '../vendor-api/schemas/vehicle.js';
 import { expiresAt, nextPollAt, type PollSchedule } from './backoff.js';
 import type { PendingSearch, PendingStore } from './pending-store.js';
+import { withoutWebhookSecrets } from './signature.js';
 
 /**
  * Settles one search: claim it, fetch it from the vendor, and publish its final event once.
@@ -113,7 +114,7 @@ async function settleClaimed(
     searchId: search.searchId,
     status,
     via,
-    ...(fetched.response === undefined ? {} : { response: fetched.response }),
+    ...(fetched.response === undefined ? {} : { response: withoutWebhookSecrets(fetched.response) }),
     at: new Date(deps.now()).toISOString(),
     ...(search.metadata ? { metadata: search.metadata } : {}),
   };

@@ -10,6 +10,7 @@ const MAX_DONE = 100_000;
 export function memoryPendingStore(now: () => number = Date.now): PendingStore {
   const searches = new Map<string, { search: PendingSearch; dueAt: number }>();
   const claims = new Map<string, { owner: string; until: number }>();
+  const fetchGate = new Map<string, number>();
   const done = new Map<string, { searchId: string; until: number }>();
   return {
     add(search, dueAt) {
@@ -39,6 +40,16 @@ export function memoryPendingStore(now: () => number = Date.now): PendingStore {
       const held = claims.get(requestId);
       if (held && held.until > now()) return Promise.resolve(false);
       claims.set(requestId, { owner, until: now() + ttlMs });
+      return Promise.resolve(true);
+    },
+    admitFetch(requestId, intervalMs) {
+      const until = fetchGate.get(requestId);
+      if (until !== undefined && until > now()) return Promise.resolve(false);
+      fetchGate.set(requestId, now() + intervalMs);
+      if (fetchGate.size > MAX_DONE) {
+        const oldest = fetchGate.keys().next();
+        if (oldest.done !== true) fetchGate.delete(oldest.value);
+      }
       return Promise.resolve(true);
     },
     release(requestId, owner) {

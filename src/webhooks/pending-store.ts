@@ -40,6 +40,11 @@ export interface PendingStore {
   reschedule(search: PendingSearch, dueAt: number): Promise<void>;
   /** Takes the request's claim for `ttlMs` if nobody holds it. */
   claim(requestId: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * True at most once per `intervalMs` per request, across replicas: the webhook sink's gate
+   * on vendor GETs, so that replayed calls cost no more than one GET per interval.
+   */
+  admitFetch(requestId: string, intervalMs: number): Promise<boolean>;
   /** Gives the claim back, only if `owner` still holds it. */
   release(requestId: string, owner: string): Promise<void>;
   /** Forgets the search and remembers it as done for `doneTtlMs` (for late webhook calls). */

@@ -6,6 +6,7 @@ import { decodeSearch, encodeSearch, type PendingSearch, type PendingStore } fro
  *   {prefix}:searches  hash   requestId → PendingSearch (JSON)
  *   {prefix}:due       zset   requestId scored by the epoch ms of its next poll (or lease end)
  *   {prefix}:claim:<requestId>  owner token, PX ttl (SET NX): one replica works a search at once
+ *   {prefix}:webhook-fetch:<requestId>  PX interval (SET NX): one webhook-driven GET per interval
  *   {prefix}:done:<requestId>   searchId of the search finished last, PX ttl
  * The braces keep every key in one cluster slot, so the scripts below may touch them together.
  * Redis must not evict keys (maxmemory-policy noeviction): an evicted hash loses searches.
@@ -88,6 +89,9 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
     },
     async claim(requestId, owner, ttlMs) {
       return (await redis.set(claimKey(requestId), owner, 'PX', ttlMs, 'NX')) === 'OK';
+    },
+    async admitFetch(requestId, intervalMs) {
+      return (await redis.set(`${base}:webhook-fetch:${requestId}`, '1', 'PX', intervalMs, 'NX')) === 'OK';
     },
     async release(requestId, owner) {
       await redis.eval(RELEASE, 1, claimKey(requestId), owner);

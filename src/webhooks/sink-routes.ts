@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { WEBHOOK_METHODS } from '../contract/vocabulary.js';
 import type { Settlement } from './completion.js';
 import type { PendingStore } from './pending-store.js';
+import type { SinkGuard } from './sink-guard.js';
 import { verifyWebhook } from './signature.js';
 import { WEBHOOK_PATH } from './webhook-target.js';
 
@@ -14,7 +15,8 @@ import { WEBHOOK_PATH } from './webhook-target.js';
  *        that raced the recording of its search (a retrying vendor tries again; the poller
  *        settles it anyway), or one long past;
  *   200  the final event is published now, or was already (replays, duplicates): no new event;
- *   202  accepted without an event: still pending at the vendor, the vendor failed, another
+ *   202  accepted without an event: a webhook fetched this search less than
+ *        WEBHOOK_FETCH_INTERVAL_MS ago (replays cost no vendor call), still pending at the vendor, the vendor failed, another
  *        worker holds the search, or the request that created it is not committed yet (its
  *        `pending` event must come first); the poller finishes it;
  *   503  the service is stopping.
@@ -29,6 +31,12 @@ export interface SinkDeps {
   accepting(): boolean;
   /** Bound on the work of one call, below the server's request timeout. */
   handlingTimeoutMs: number;
+  /** A signature older than this is refused: a search's lifetime and a margin. */
+  signatureMaxAgeMs: number;
+  /** At most one webhook-driven vendor GET per search per interval, across replicas. */
+  fetchIntervalMs: number;
+  guard: SinkGuard;
+  now?: () => number;
   logger: Logger;
 }
 
@@ -62,18 +70,36 @@ async function handleCall(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const verified = verifyWebhook(deps.secret, request.headers);
-  if (!verified.ok) {
-    deps.logger.warn({ reason: verified.reason }, 'vehicle search webhook rejected');
-    return reply.code(401).send({ status: 'unauthorized' });
+  const admission = await deps.guard.admit();
+  if (!admission.ok) {
+    return reply
+      .code(admission.code)
+      .header('retry-after', String(admission.retryAfterS))
+      .send({ status: 'busy' });
   }
-  if (!deps.accepting()) return reply.code(503).send({ status: 'stopping' });
-  const answer = await answerFor(deps, verified.requestId);
-  return reply.code(answer.code).send({ status: answer.status });
+  try {
+    const now = (deps.now ?? Date.now)();
+    const verified = verifyWebhook(deps.secret, request.headers, { now, maxAgeMs: deps.signatureMaxAgeMs });
+    if (!verified.ok) {
+      deps.guard.rejected(verified.reason);
+      return await reply.code(401).send({ status: 'unauthorized' });
+    }
+    if (!deps.accepting()) return await reply.code(503).send({ status: 'stopping' });
+    const answer = await answerFor(deps, verified.requestId);
+    return await reply.code(answer.code).send({ status: answer.status });
+  } finally {
+    admission.release();
+  }
 }
 
 async function answerFor(deps: SinkDeps, requestId: string): Promise<{ code: number; status: string }> {
   try {
+    if (!(await deps.store.admitFetch(requestId, deps.fetchIntervalMs))) {
+      // Fetched moments ago (a duplicate or a replay): no vendor call; the poller finishes it.
+      return (await deps.store.doneSearch(requestId)) === undefined
+        ? { code: 202, status: 'pending' }
+        : { code: 200, status: 'done' };
+    }
     const settled = await settleWaiting(deps, requestId);
     deps.logger.info({ requestId, outcome: settled.kind }, 'vehicle search webhook received');
     switch (settled.kind) {

@@ -12,6 +12,7 @@ import { settleSearch, type CompletionDeps } from './completion.js';
 import type { EventPublisher } from './event-publisher.js';
 import type { PendingSearch, PendingStore } from './pending-store.js';
 import { createPoller } from './poller.js';
+import { createSinkGuard, type SinkLimits } from './sink-guard.js';
 import { registerSinkRoutes, type SinkDeps } from './sink-routes.js';
 import { resolvePublicUrl, webhookTarget, type WebhookMethod } from './webhook-target.js';
 
@@ -31,6 +32,9 @@ export interface TrackerSettings {
   claimTtlMs: number;
   /** How long a finished search is remembered, to answer late webhook calls with 200. */
   doneTtlMs: number;
+  /** WEBHOOK_FETCH_INTERVAL_MS: one webhook-driven vendor GET per search per interval. */
+  webhookFetchIntervalMs: number;
+  sinkLimits: SinkLimits;
 }
 
 export interface TrackerDeps {
@@ -99,8 +103,19 @@ export function createVehicleSearchTracker(deps: TrackerDeps): VehicleSearchTrac
       state.app = app;
       const settle: SinkDeps['settle'] = (requestId, signal) =>
         settleSearch(completion, requestId, 'webhook', signal);
-      const sink = { secret: webhook.secret, store, settle, handlingTimeoutMs: WEBHOOK_HANDLING_MS, logger };
-      registerSinkRoutes(app, { ...sink, accepting: () => accepting });
+      registerSinkRoutes(app, {
+        secret: webhook.secret,
+        store,
+        settle,
+        handlingTimeoutMs: WEBHOOK_HANDLING_MS,
+        // A signature expires with its search: no call after the expiry can change the outcome.
+        signatureMaxAgeMs: settings.expiryMs + settings.claimTtlMs,
+        fetchIntervalMs: settings.webhookFetchIntervalMs,
+        guard: createSinkGuard(settings.sinkLimits, logger),
+        now,
+        logger,
+        accepting: () => accepting,
+      });
     },
     async start() {
       if (webhook) {

@@ -31,6 +31,7 @@ export function serviceEnv(
     SCHEMA_REGISTRY_URL: inject('schemaRegistryUrl'),
     REDIS_URL: inject('redisUrl'),
     VENDOR_BASE_URL: sandbox.url,
+    ALLOW_INSECURE_VENDOR: 'true',
     VENDOR_API_KEY: SANDBOX_KEY,
     TOPIC_PREFIX: prefix,
     KAFKA_GROUP_ID: `${prefix}.service`,

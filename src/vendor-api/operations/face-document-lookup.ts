@@ -3,7 +3,6 @@ import type { VendorCall } from '../errors.js';
 import { singleFileForm } from '../multipart.js';
 import { interpret } from '../respond.js';
 import { faceResponseSchema, type FaceResponse } from '../schemas/face.js';
-import { downloadSelfie } from '../selfie-download.js';
 import type { CallOptions, VendorContext, VendorResult } from '../types.js';
 
 // The route template, never the path: the path carries the CPF.
@@ -23,7 +22,7 @@ export async function faceDocumentLookup(
   const selfie =
     'base64' in params.selfie
       ? Buffer.from(params.selfie.base64, 'base64')
-      : await downloadSelfie(context, params.selfie.url, options.signal);
+      : await context.selfies.download(params.selfie.url, options.signal);
   const response = await context.send({
     call: CALL,
     method: 'POST',

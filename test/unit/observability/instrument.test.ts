@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { instrumentProducer } from '../../../src/observability/instrument.js';
+import { OPERATIONS } from '../../../src/contract/operations.js';
+import type { ParamsOf } from '../../../src/contract/params.js';
+import type { Handler, Handlers } from '../../../src/handlers/types.js';
+import { instrumentHandlers, instrumentProducer } from '../../../src/observability/instrument.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import type { PartitionProducer } from '../../../src/producers/partition-producer.js';
 
@@ -31,5 +34,22 @@ describe('instrumentProducer', () => {
     expect(await value(metrics, 'verification_transactions_aborted_total')).toBe(2);
     expect(await value(metrics, 'verification_producers_fenced_total')).toBe(1);
     expect(await value(metrics, 'verification_transactions_committed_total')).toBe(0);
+  });
+});
+
+describe('instrumentHandlers', () => {
+  it("keeps a handler's prepare step, so a selfie is still downloaded outside the limiter", () => {
+    const prepare = (params: ParamsOf<'face-document-lookup'>) => Promise.resolve(params);
+    const plain = (): Handler => () =>
+      Promise.resolve({ status: 'ok' as const, response: {}, vendor: { httpStatus: 200 } });
+    const handlers = Object.fromEntries(
+      OPERATIONS.map((op) => [
+        op,
+        op === 'face-document-lookup' ? Object.assign(plain(), { prepare }) : plain(),
+      ]),
+    ) as unknown as Handlers;
+    const instrumented = instrumentHandlers(handlers, createMetrics());
+    expect(instrumented['face-document-lookup'].prepare).toBe(prepare);
+    expect(instrumented['lawsuits-summary'].prepare).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import {
   signedHeaders,
   signWebhook,
   verifyWebhook,
+  withoutWebhookSecrets,
 } from '../../../src/webhooks/signature.js';
 import { resolvePublicUrl, sinkUrl, webhookTarget } from '../../../src/webhooks/webhook-target.js';
 
@@ -44,9 +45,41 @@ describe('webhook signature', () => {
     expect(verifyWebhook(SECRET, {})).toEqual({ ok: false, reason: 'missing' });
   });
 
-  it('signs requestId + "." + issuedAt with HMAC-SHA256', () => {
+  it('signs an encoding of the pair that cannot be re-split, with HMAC-SHA256', () => {
     expect(signWebhook(SECRET, 'r', 't')).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(signWebhook(SECRET, 'r.t', '')).not.toBe(signWebhook(SECRET, 'r', 't'));
+    expect(signWebhook(SECRET, 'r', 't.u')).not.toBe(signWebhook(SECRET, 'r.t', 'u'));
+  });
+
+  it('checks the issue time when told the time and the longest age', () => {
+    const headers = signedHeaders(SECRET, 'req-1', at);
+    const now = at.getTime();
+    expect(verifyWebhook(SECRET, headers, { now: now + 59_000, maxAgeMs: 60_000 }).ok).toBe(true);
+    expect(verifyWebhook(SECRET, headers, { now: now + 61_000, maxAgeMs: 60_000 })).toEqual({
+      ok: false,
+      reason: 'stale',
+    });
+  });
+
+  it('strips our signed headers from a vendor answer echoing the webhook, keeping the rest', () => {
+    const raw = {
+      id: 'v-1',
+      data: {
+        status: 'sucessful',
+        webhook: {
+          url: 'https://gw.example.com/webhooks/vehicle-search',
+          headers: { ...signedHeaders(SECRET, 'req-1', at), 'X-Verification-Signature': 'x', other: 'kept' },
+        },
+      },
+    };
+    expect(withoutWebhookSecrets(raw)).toEqual({
+      id: 'v-1',
+      data: {
+        status: 'sucessful',
+        webhook: { url: 'https://gw.example.com/webhooks/vehicle-search', headers: { other: 'kept' } },
+      },
+    });
+    expect(withoutWebhookSecrets({ data: { webhook: null } })).toEqual({ data: { webhook: null } });
   });
 });
 

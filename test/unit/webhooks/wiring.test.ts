@@ -62,6 +62,8 @@ describe('vehicle-async handler and the tracker', () => {
         expiryMs: 60_000,
         claimTtlMs: 5_000,
         doneTtlMs: 60_000,
+        webhookFetchIntervalMs: 10_000,
+        sinkLimits: { maxConcurrent: 32, ratePerSecond: 1_000 },
       },
       logger: silent,
       isRequestCommitted: () => Promise.resolve(true),

@@ -43,7 +43,7 @@ describe('createVendorClient options', () => {
     [{ ...VALID, headerTimeoutMs: 5 }, 'unknown option headerTimeoutMs (did you mean headersTimeoutMs?)'],
     [
       { ...VALID, selfieDownload: { maxSize: 5 } },
-      'vendor.selfieDownload: unknown option maxSize; allowed: maxBytes, timeoutMs',
+      'vendor.selfieDownload: unknown option maxSize; allowed: maxBytes, timeoutMs, allow, lookup',
     ],
   ])('refuses %j with a message naming the fix', (options, message) => {
     expect(configErrorOf(options).message).toContain(message);

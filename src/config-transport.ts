@@ -1,0 +1,108 @@
+import type { ConnectionOptions } from 'node:tls';
+import type { KafkaConfig, SASLOptions } from 'kafkajs';
+import { z } from 'zod';
+import { readSettingFile } from './config-secrets.js';
+import { ConfigError } from './errors.js';
+
+/**
+ * Transport security settings: TLS and SASL to Kafka, basic auth to the schema registry, the
+ * Redis password. Shared by the service and the audit commands (config.ts); the files they
+ * name are read once at start-up, so a wrong path stops it with the setting's name.
+ */
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
+const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());
+
+export const transportEnvShape = {
+  KAFKA_SSL: bool,
+  KAFKA_SSL_CA_FILE: optionalText,
+  KAFKA_SSL_CERT_FILE: optionalText,
+  KAFKA_SSL_KEY_FILE: optionalText,
+  KAFKA_SASL_MECHANISM: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
+  ),
+  KAFKA_SASL_USERNAME: optionalText,
+  KAFKA_SASL_PASSWORD: optionalText,
+  SCHEMA_REGISTRY_USERNAME: optionalText,
+  SCHEMA_REGISTRY_PASSWORD: optionalText,
+  REDIS_PASSWORD: optionalText,
+};
+
+type TransportEnv = z.infer<z.ZodObject<typeof transportEnvShape>>;
+
+export interface KafkaSecurity {
+  ssl?: ConnectionOptions | true;
+  sasl?: SASLOptions;
+}
+
+export interface RegistryAuth {
+  username: string;
+  password: string;
+}
+
+/** kafkajs' `ssl` and `sasl` options from the settings; files are read here. */
+export function kafkaSecurity(env: TransportEnv): KafkaSecurity {
+  const security: KafkaSecurity = {};
+  const files = {
+    ca: env.KAFKA_SSL_CA_FILE,
+    cert: env.KAFKA_SSL_CERT_FILE,
+    key: env.KAFKA_SSL_KEY_FILE,
+  };
+  if ((files.cert === undefined) !== (files.key === undefined)) {
+    throw new ConfigError(
+      files.cert === undefined ? 'KAFKA_SSL_CERT_FILE' : 'KAFKA_SSL_KEY_FILE',
+      'a client certificate needs both KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE',
+    );
+  }
+  const given = Object.entries(files).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  if (given.length > 0 && !env.KAFKA_SSL) {
+    throw new ConfigError('KAFKA_SSL', 'must be true when KAFKA_SSL_CA_FILE, _CERT_FILE or _KEY_FILE is set');
+  }
+  if (env.KAFKA_SSL) {
+    security.ssl =
+      given.length === 0
+        ? true
+        : Object.fromEntries(
+            given.map(([name, path]) => [
+              name,
+              readSettingFile(`KAFKA_SSL_${name.toUpperCase()}_FILE`, path),
+            ]),
+          );
+  }
+  if (env.KAFKA_SASL_MECHANISM !== undefined) {
+    const { KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = env;
+    if (username === undefined)
+      throw new ConfigError('KAFKA_SASL_USERNAME', 'is required with KAFKA_SASL_MECHANISM');
+    if (password === undefined) {
+      throw new ConfigError(
+        'KAFKA_SASL_PASSWORD',
+        'is required with KAFKA_SASL_MECHANISM (or KAFKA_SASL_PASSWORD_FILE)',
+      );
+    }
+    security.sasl = { mechanism: env.KAFKA_SASL_MECHANISM, username, password };
+  }
+  return security;
+}
+
+export function registryAuth(env: TransportEnv): RegistryAuth | undefined {
+  const { SCHEMA_REGISTRY_USERNAME: username, SCHEMA_REGISTRY_PASSWORD: password } = env;
+  if (username === undefined && password === undefined) return undefined;
+  if (username === undefined || password === undefined) {
+    throw new ConfigError(
+      username === undefined ? 'SCHEMA_REGISTRY_USERNAME' : 'SCHEMA_REGISTRY_PASSWORD',
+      'basic auth needs both SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD',
+    );
+  }
+  return { username, password };
+}
+
+/** `Authorization` header of the registry's REST calls. */
+export function basicAuthHeader(auth: RegistryAuth | undefined): Record<string, string> {
+  if (auth === undefined) return {};
+  return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` };
+}
+
+export type KafkaClientSecurity = Pick<KafkaConfig, 'ssl' | 'sasl'>;

@@ -1,0 +1,107 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadAuditConfig, loadConfig } from '../../src/config.js';
+import { SECRET_SETTINGS } from '../../src/config-secrets.js';
+
+const base = {
+  KAFKA_BROKERS: '127.0.0.1:9092',
+  VENDOR_BASE_URL: 'https://vendor.example',
+  VENDOR_API_KEY: 'k',
+};
+const dir = mkdtempSync(join(tmpdir(), 'config-security-'));
+function file(name: string, content: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+describe('secret settings given as files', () => {
+  it.each(SECRET_SETTINGS)('%s_FILE is read into %s, its final newline dropped', (name) => {
+    const env = { ...base, [name]: undefined, [`${name}_FILE`]: file(name, 'from-a-file-0123456789\n') };
+    const extra =
+      name === 'WEBHOOK_SECRET'
+        ? { WEBHOOK_PUBLIC_URL: 'https://gw.example' }
+        : name === 'KAFKA_SASL_PASSWORD'
+          ? { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u' }
+          : name === 'SCHEMA_REGISTRY_PASSWORD'
+            ? { SCHEMA_REGISTRY_USERNAME: 'u' }
+            : {};
+    const config = loadConfig({ ...env, ...extra });
+    expect(config[name]).toBe('from-a-file-0123456789');
+  });
+
+  it('refuses a secret given both ways, and a file that cannot be read, naming the setting', () => {
+    expect(() => loadConfig({ ...base, VENDOR_API_KEY_FILE: file('key', 'x') })).toThrow(
+      /^VENDOR_API_KEY_FILE: cannot be set together with VENDOR_API_KEY/,
+    );
+    expect(() =>
+      loadConfig({ ...base, VENDOR_API_KEY: undefined, VENDOR_API_KEY_FILE: join(dir, 'missing') }),
+    ).toThrow(/^VENDOR_API_KEY_FILE: cannot read the file .*ENOENT/);
+  });
+});
+
+describe('transport security settings', () => {
+  it('requires an https vendor unless ALLOW_INSECURE_VENDOR says otherwise', () => {
+    expect(() => loadConfig({ ...base, VENDOR_BASE_URL: 'http://vendor.example' })).toThrow(
+      /^VENDOR_BASE_URL: must be https/,
+    );
+    expect(
+      loadConfig({ ...base, VENDOR_BASE_URL: 'http://127.0.0.1:8090', ALLOW_INSECURE_VENDOR: 'true' })
+        .VENDOR_BASE_URL,
+    ).toBe('http://127.0.0.1:8090');
+  });
+
+  it('builds kafkajs ssl and sasl options from files and credentials', () => {
+    const config = loadConfig({
+      ...base,
+      KAFKA_SSL: 'true',
+      KAFKA_SSL_CA_FILE: file('ca.pem', 'CA'),
+      KAFKA_SSL_CERT_FILE: file('cert.pem', 'CERT'),
+      KAFKA_SSL_KEY_FILE: file('key.pem', 'KEY'),
+      KAFKA_SASL_MECHANISM: 'scram-sha-512',
+      KAFKA_SASL_USERNAME: 'gateway',
+      KAFKA_SASL_PASSWORD: 'pw',
+    });
+    expect(config.kafkaSecurity).toEqual({
+      ssl: { ca: 'CA', cert: 'CERT', key: 'KEY' },
+      sasl: { mechanism: 'scram-sha-512', username: 'gateway', password: 'pw' },
+    });
+    expect(loadConfig({ ...base, KAFKA_SSL: 'true' }).kafkaSecurity).toEqual({ ssl: true });
+    expect(loadConfig(base).kafkaSecurity).toEqual({});
+  });
+
+  it.each([
+    [{ KAFKA_SASL_MECHANISM: 'gssapi' }, /^KAFKA_SASL_MECHANISM: /],
+    [{ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u' }, /^KAFKA_SASL_PASSWORD: is required/],
+    [{ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_PASSWORD: 'p' }, /^KAFKA_SASL_USERNAME: is required/],
+    [{ KAFKA_SSL_CA_FILE: '/etc/ca.pem' }, /^KAFKA_SSL: must be true/],
+    [{ KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '/etc/c.pem' }, /^KAFKA_SSL_KEY_FILE: /],
+    [{ KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: '/nonexistent/ca.pem' }, /^KAFKA_SSL_CA_FILE: cannot read/],
+    [{ SCHEMA_REGISTRY_USERNAME: 'u' }, /^SCHEMA_REGISTRY_PASSWORD: basic auth needs both/],
+    [{ REDIS_URL: 'http://x' }, /^REDIS_URL: /],
+  ])('stops start-up naming the bad setting (%o)', (override, message) => {
+    expect(() => loadConfig({ ...base, ...override })).toThrow(message);
+  });
+
+  it('gives the audit commands the same Kafka and registry security', () => {
+    const config = loadAuditConfig(
+      {},
+      {
+        KAFKA_BROKERS: '127.0.0.1:9092',
+        KAFKA_SSL: 'true',
+        KAFKA_SASL_MECHANISM: 'scram-sha-256',
+        KAFKA_SASL_USERNAME: 'auditor',
+        KAFKA_SASL_PASSWORD_FILE: file('audit-pw', 'secret\n'),
+        SCHEMA_REGISTRY_USERNAME: 'auditor',
+        SCHEMA_REGISTRY_PASSWORD: 'rpw',
+      },
+    );
+    expect(config.kafkaSecurity).toEqual({
+      ssl: true,
+      sasl: { mechanism: 'scram-sha-256', username: 'auditor', password: 'secret' },
+    });
+    expect(config.registryAuth).toEqual({ username: 'auditor', password: 'rpw' });
+  });
+});
