@@ -17,6 +17,7 @@ import { createMetrics } from './observability/metrics.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { registerTopicSchemas } from './producers/schema-registration.js';
 import { contractTopics, ensureTopics } from './producers/topic-setup.js';
+import { maxRawBytes } from './producers/dead-letter-record.js';
 import type { OutputDeps } from './producers/output-records.js';
 import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/value-codec.js';
 import { createVendorClient, type VendorClient } from './vendor-api/client.js';
@@ -153,6 +154,8 @@ export async function startService(
           budgetMs: config.RETRY_BUDGET_MS,
         },
         maxRequestBytes: config.MAX_REQUEST_BYTES,
+        maxJsonDepth: config.MAX_JSON_DEPTH,
+        maxRawBytes: maxRawBytes(config.RESULT_MAX_BYTES),
         now: () => new Date(),
         sleep: abortableSleep,
       },

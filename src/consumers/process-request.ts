@@ -10,9 +10,11 @@ import type { Operation } from '../contract/operations.js';
 import { AppError, InvalidRequestError, toAppError } from '../errors.js';
 import type { HandlerContext, HandlerOutcome, Handlers, RequestCorrelation } from '../handlers/types.js';
 import type { RequestLogger } from '../observability/logger.js';
+import { rawRequest, truncationNote } from '../producers/dead-letter-record.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { decideRetry, type RetrySettings } from './retry-policy.js';
+import { checkRequestBytes } from './value-guard.js';
 
 /**
  * One request message from bytes to outcome: decode, check the envelope and the params,
@@ -36,6 +38,10 @@ export interface ProcessDeps {
   idempotency: IdempotencyStore;
   retry: RetrySettings;
   maxRequestBytes: number;
+  /** Deeper JSON is dead-lettered before it is parsed (MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
+  /** Raw bytes a dead letter carries whole; above, a prefix with sha256 and length. */
+  maxRawBytes: number;
   now(): Date;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
@@ -103,7 +109,7 @@ type ReadResult =
 
 async function readRequest(deps: ProcessDeps, incoming: IncomingRequest): Promise<ReadResult> {
   const { value } = incoming;
-  const raw = (): Record<string, unknown> => ({ raw: value ? value.toString('base64') : '' });
+  const raw = (): Record<string, unknown> => rawRequest(value, deps.maxRawBytes);
   if (value === null || value.length === 0) {
     return {
       ok: false,
@@ -115,6 +121,10 @@ async function readRequest(deps: ProcessDeps, incoming: IncomingRequest): Promis
   if (value.length > deps.maxRequestBytes) {
     const message = `value of ${value.length} bytes exceeds MAX_REQUEST_BYTES (${deps.maxRequestBytes})`;
     return { ok: false, error: new InvalidRequestError(message), request: raw(), requestId: null };
+  }
+  const unreadable = checkRequestBytes(value, deps.maxJsonDepth);
+  if (unreadable !== undefined) {
+    return { ok: false, error: new InvalidRequestError(unreadable), request: raw(), requestId: null };
   }
   let decoded: unknown;
   try {
@@ -248,6 +258,10 @@ function deadLetter(
   requestId: string | null,
 ): ProcessOutcome {
   const metadata = isObject(request.metadata) ? stringValues(request.metadata) : undefined;
+  const message =
+    request.rawTruncated === true
+      ? `${error.message}; the dead letter carries ${truncationNote(deps.maxRawBytes, Number(request.rawBytes))}`
+      : error.message;
   return {
     kind: 'error',
     error: {
@@ -257,7 +271,7 @@ function deadLetter(
       failedAt: deps.now().toISOString(),
       error: {
         kind: error.kind,
-        message: error.message,
+        message,
         retryable: error.retryable,
         ...(error.httpStatus === undefined ? {} : { httpStatus: error.httpStatus }),
         ...(error.code === undefined ? {} : { code: error.code }),
