@@ -145,7 +145,12 @@ export async function startService(
         limiterFor: (op) => limiters.get(op),
         breakerFor,
         idempotency: redis
-          ? redisIdempotencyStore(redis, `${config.TOPIC_PREFIX}:idempotency`, config.DEDUPE_WINDOW_SECONDS)
+          ? redisIdempotencyStore(redis, {
+              keyPrefix: `${config.TOPIC_PREFIX}:idempotency`,
+              windowSeconds: config.DEDUPE_WINDOW_SECONDS,
+              // Refreshed while the call runs; lapses only when its holder is gone.
+              reservationTtlMs: config.VENDOR_TIMEOUT_MS + 10_000,
+            })
           : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
         retry: {
           maxAttempts: config.RETRY_MAX_ATTEMPTS,
