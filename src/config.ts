@@ -115,6 +115,8 @@ const envSchema = z.object({
   BREAKER_COOLDOWN_MS: int(1, 30_000),
   DEDUPE_WINDOW_SECONDS: int(1, 7 * 24 * 3600),
   MAX_REQUEST_BYTES: int(1, 2 * 1024 * 1024),
+  /** Deeper request JSON is dead-lettered unparsed: deep nesting overflows the stack of every parser. */
+  MAX_JSON_DEPTH: z.coerce.number().int().min(1).max(1_000).default(64),
   RESULT_MAX_BYTES: int(1024, 900 * 1024),
   HTTP_HOST: z.string().default('0.0.0.0'),
   HTTP_PORT: int(0, 8080),

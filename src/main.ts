@@ -29,6 +29,7 @@ import { createPartitionProducer } from './producers/partition-producer.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { registerTopicSchemas } from './producers/schema-registration.js';
 import { contractTopics, ensureTopics } from './producers/topic-setup.js';
+import { maxRawBytes } from './producers/dead-letter-record.js';
 import type { OutputDeps } from './producers/output-records.js';
 import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/value-codec.js';
 import { createVendorClient, type VendorClient } from './vendor-api/client.js';
@@ -183,11 +184,12 @@ export async function startService(
           breakerFor,
           idempotency: instrumentIdempotency(
             redis
-              ? redisIdempotencyStore(
-                  redis,
-                  `${config.TOPIC_PREFIX}:idempotency`,
-                  config.DEDUPE_WINDOW_SECONDS,
-                )
+              ? redisIdempotencyStore(redis, {
+                  keyPrefix: `${config.TOPIC_PREFIX}:idempotency`,
+                  windowSeconds: config.DEDUPE_WINDOW_SECONDS,
+                  // Refreshed while the call runs; lapses only when its holder is gone.
+                  reservationTtlMs: config.VENDOR_TIMEOUT_MS + 10_000,
+                })
               : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
             metrics,
           ),
@@ -201,6 +203,8 @@ export async function startService(
             budgetMs: config.RETRY_BUDGET_MS,
           },
           maxRequestBytes: config.MAX_REQUEST_BYTES,
+          maxJsonDepth: config.MAX_JSON_DEPTH,
+          maxRawBytes: maxRawBytes(config.RESULT_MAX_BYTES),
           now: () => new Date(),
           sleep: abortableSleep,
         },

@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { Operation } from '../contract/operations.js';
@@ -7,28 +8,115 @@ import type { HandlerOutcome } from '../handlers/types.js';
  * Outcomes already paid for, by requestId, for the dedupe window: a redelivered request
  * (after a crash, a rebalance or a redrive) reuses the outcome instead of calling the vendor
  * again (shared/contract.md: "at most one billable vendor call per requestId").
+ *
+ * Each outcome is stored with the sha256 of its canonical params: a requestId reused with
+ * other params must never be answered with another person's outcome. Before a call the
+ * requestId is reserved, so that concurrent copies wait for the one call instead of each paying.
  */
-export interface IdempotencyStore {
-  get(operation: Operation, requestId: string): Promise<HandlerOutcome | undefined>;
-  put(operation: Operation, requestId: string, outcome: HandlerOutcome): Promise<void>;
+export interface PaidOutcome {
+  /** sha256 of the canonical params; null for outcomes stored before hashes were kept. */
+  paramsHash: string | null;
+  outcome: HandlerOutcome;
 }
 
-export function redisIdempotencyStore(
-  redis: Redis,
-  keyPrefix: string,
-  windowSeconds: number,
-): IdempotencyStore {
-  const keyOf = (operation: Operation, requestId: string): string =>
-    `${keyPrefix}:paid:${operation}:${requestId}`;
+export interface Reservation {
+  /**
+   * Stores the paid outcome, then lets the reservation go. Never throws: while the store fails,
+   * the reservation is held and the write retried, and this process answers from memory.
+   */
+  complete(paid: PaidOutcome): Promise<void>;
+  /** Lets the reservation go without an outcome (the call failed or was aborted). */
+  release(): Promise<void>;
+}
+
+export interface IdempotencyStore {
+  get(operation: Operation, requestId: string): Promise<PaidOutcome | undefined>;
+  /** A reservation, or undefined while another copy holds one. */
+  reserve(operation: Operation, requestId: string): Promise<Reservation | undefined>;
+}
+
+/** sha256 of JSON with sorted keys: the same params give the same hash whatever their order. */
+export function paramsHash(params: unknown): string {
+  return createHash('sha256').update(canonicalJson(params)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .filter((entry) => entry[1] !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value === undefined ? null : value);
+}
+
+export interface RedisIdempotencySettings {
+  keyPrefix: string;
+  windowSeconds: number;
+  /** Life of a reservation without a heartbeat: past the vendor timeout, so only a crash lets it lapse. */
+  reservationTtlMs: number;
+  retryWriteMs?: number;
+}
+
+const RELEASE_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
+const EXTEND_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`;
+
+export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySettings): IdempotencyStore {
+  const { keyPrefix, windowSeconds, reservationTtlMs } = settings;
+  const retryWriteMs = settings.retryWriteMs ?? 1_000;
+  const paidKey = (op: Operation, id: string): string => `${keyPrefix}:paid:${op}:${id}`;
+  const reservedKey = (op: Operation, id: string): string => `${keyPrefix}:reserved:${op}:${id}`;
+  // Paid outcomes this process could not store yet: answered from here while the write is retried.
+  const unsaved = new Map<string, PaidOutcome>();
+  const write = (op: Operation, id: string, paid: PaidOutcome): Promise<unknown> =>
+    redis.set(paidKey(op, id), encode(JSON.stringify(paid)), 'EX', windowSeconds);
   return {
     async get(operation, requestId) {
-      const stored = await redis.getBuffer(keyOf(operation, requestId));
-      return stored ? (JSON.parse(decode(stored)) as HandlerOutcome) : undefined;
+      const local = unsaved.get(paidKey(operation, requestId));
+      if (local) return local;
+      const stored = await redis.getBuffer(paidKey(operation, requestId));
+      return stored ? readPaid(stored) : undefined;
     },
-    async put(operation, requestId, outcome) {
-      await redis.set(keyOf(operation, requestId), encode(JSON.stringify(outcome)), 'EX', windowSeconds);
+    async reserve(operation, requestId) {
+      const key = reservedKey(operation, requestId);
+      const token = randomUUID();
+      if ((await redis.set(key, token, 'PX', reservationTtlMs, 'NX')) !== 'OK') return undefined;
+      const heartbeat = setInterval(() => {
+        redis.eval(EXTEND_IF_OURS, 1, key, token, reservationTtlMs).catch(() => undefined);
+      }, reservationTtlMs / 3);
+      heartbeat.unref();
+      const release = async (): Promise<void> => {
+        clearInterval(heartbeat);
+        await redis.eval(RELEASE_IF_OURS, 1, key, token).catch(() => undefined);
+      };
+      return {
+        release,
+        async complete(paid) {
+          const id = paidKey(operation, requestId);
+          for (;;) {
+            try {
+              await write(operation, requestId, paid);
+              unsaved.delete(id);
+              await release();
+              return;
+            } catch {
+              // Held, with its heartbeat: other copies wait instead of paying again.
+              unsaved.set(id, paid);
+              await new Promise((resolve) => setTimeout(resolve, retryWriteMs));
+            }
+          }
+        },
+      };
     },
   };
+}
+
+function readPaid(stored: Buffer): PaidOutcome {
+  const parsed = JSON.parse(decode(stored)) as Partial<PaidOutcome> & HandlerOutcome;
+  // Stored before params hashes were kept: the bare outcome.
+  if (parsed.outcome === undefined) return { paramsHash: null, outcome: parsed };
+  return { paramsHash: parsed.paramsHash ?? null, outcome: parsed.outcome };
 }
 
 /**
@@ -54,23 +142,38 @@ export function memoryIdempotencyStore(
   maxEntries = 100_000,
   now: () => number = Date.now,
 ): IdempotencyStore {
-  const entries = new Map<string, { outcome: HandlerOutcome; expiresAt: number }>();
+  const entries = new Map<string, { paid: PaidOutcome; expiresAt: number }>();
+  const reserved = new Set<string>();
+  const put = (key: string, paid: PaidOutcome): void => {
+    entries.delete(key);
+    entries.set(key, { paid, expiresAt: now() + windowSeconds * 1000 });
+    if (entries.size > maxEntries) {
+      const oldest = entries.keys().next();
+      if (!oldest.done) entries.delete(oldest.value);
+    }
+  };
   return {
     get(operation, requestId) {
       const key = `${operation}:${requestId}`;
       const entry = entries.get(key);
       if (entry && entry.expiresAt <= now()) entries.delete(key);
-      return Promise.resolve(entry && entry.expiresAt > now() ? entry.outcome : undefined);
+      return Promise.resolve(entry && entry.expiresAt > now() ? entry.paid : undefined);
     },
-    put(operation, requestId, outcome) {
+    reserve(operation, requestId) {
       const key = `${operation}:${requestId}`;
-      entries.delete(key);
-      entries.set(key, { outcome, expiresAt: now() + windowSeconds * 1000 });
-      if (entries.size > maxEntries) {
-        const oldest = entries.keys().next();
-        if (!oldest.done) entries.delete(oldest.value);
-      }
-      return Promise.resolve();
+      if (reserved.has(key)) return Promise.resolve(undefined);
+      reserved.add(key);
+      return Promise.resolve({
+        complete(paid) {
+          put(key, paid);
+          reserved.delete(key);
+          return Promise.resolve();
+        },
+        release() {
+          reserved.delete(key);
+          return Promise.resolve();
+        },
+      });
     },
   };
 }

@@ -13,9 +13,11 @@ import type { ParamsOf } from '../contract/params.js';
 import type { Handler, HandlerContext, HandlerOutcome, Handlers } from '../handlers/types.js';
 import type { ScheduleLimiter } from '../limits/types.js';
 import type { RequestLogger } from '../observability/logger.js';
+import { rawRequest, truncationNote } from '../producers/dead-letter-record.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
-import type { IdempotencyStore } from './idempotency.js';
+import { paramsHash, type IdempotencyStore, type PaidOutcome, type Reservation } from './idempotency.js';
 import { decideRetry, type RetrySettings } from './retry-policy.js';
+import { checkRequestBytes } from './value-guard.js';
 
 /**
  * One request message from bytes to outcome: decode, check the envelope and the params,
@@ -35,6 +37,10 @@ export interface ProcessDeps {
   idempotency: IdempotencyStore;
   retry: RetrySettings;
   maxRequestBytes: number;
+  /** Deeper JSON is dead-lettered before it is parsed (MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
+  /** Raw bytes a dead letter carries whole; above, a prefix with sha256 and length. */
+  maxRawBytes: number;
   now(): Date;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** A vendor call is about to be tried again after a failure with this code (else kind), for metrics. */
@@ -65,12 +71,23 @@ export async function processRequest<O extends Operation>(
   const read = await readRequest(deps, incoming);
   if (!read.ok) return deadLetter(deps, incoming, read.request, read.error, 0, read.requestId);
   const { envelope, params } = read;
+  const hash = paramsHash(params);
   // A failing store (Redis down) throws to the runtime, which tries the message again in
   // place: an infrastructure fault must not turn requests into dead letters.
-  const cached = await deps.idempotency.get(incoming.operation, envelope.requestId);
-  if (cached) {
+  const slot = await reserveOrReuse(deps, incoming.operation, envelope.requestId, signal);
+  if (slot === 'aborted') return { kind: 'aborted' };
+  if ('paid' in slot) {
+    if (slot.paid.paramsHash !== null && slot.paid.paramsHash !== hash) {
+      const reused = new InvalidRequestError('requestId already used with other params', {
+        code: 'REQUEST_ID_REUSED',
+      });
+      return deadLetter(deps, incoming, envelope, reused, 0, envelope.requestId);
+    }
     log.info({ requestId: envelope.requestId }, 'request already paid for; reusing its outcome');
-    return { kind: 'result', result: toResult(deps, incoming, envelope, params, cached, 0, receivedAt) };
+    return {
+      kind: 'result',
+      result: toResult(deps, incoming, envelope, params, slot.paid.outcome, 0, receivedAt),
+    };
   }
   let call: { outcome: HandlerOutcome; attempts: number };
   try {
@@ -82,21 +99,50 @@ export async function processRequest<O extends Operation>(
     };
     call = await callWithRetries(deps, incoming.operation, context, params, signal, log);
   } catch (error) {
+    await slot.reservation.release();
     if (signal.aborted) return { kind: 'aborted' };
     const failure = error instanceof RetriesExhausted ? error : new RetriesExhausted(toAppError(error), 0);
     return deadLetter(deps, incoming, envelope, failure.error, failure.attempts, envelope.requestId);
   }
-  try {
-    await deps.idempotency.put(incoming.operation, envelope.requestId, call.outcome);
-  } catch (error) {
-    // The call is paid for and its result is published; only a later redelivery could pay again.
-    log.error({ err: error, requestId: envelope.requestId }, 'could not remember a paid request');
-  }
+  // Never throws: a failed write keeps the reservation (other copies wait) and is retried.
+  await slot.reservation.complete({ paramsHash: hash, outcome: call.outcome });
   return {
     kind: 'result',
     result: toResult(deps, incoming, envelope, params, call.outcome, call.attempts, receivedAt),
   };
 }
+
+/**
+ * The outcome already paid for this requestId, or the reservation to pay it. A copy that finds
+ * another in flight waits for its outcome; if that one gives up without paying, this one tries.
+ */
+async function reserveOrReuse(
+  deps: ProcessDeps,
+  operation: Operation,
+  requestId: string,
+  signal: AbortSignal,
+): Promise<{ paid: PaidOutcome } | { reservation: Reservation } | 'aborted'> {
+  for (;;) {
+    const paid = await deps.idempotency.get(operation, requestId);
+    if (paid) return { paid };
+    const reservation = await deps.idempotency.reserve(operation, requestId);
+    if (reservation) {
+      // Paid and released between the two reads above.
+      const raced = await deps.idempotency.get(operation, requestId);
+      if (!raced) return { reservation };
+      await reservation.release();
+      return { paid: raced };
+    }
+    try {
+      await deps.sleep(RESERVATION_POLL_MS, signal);
+    } catch (error) {
+      if (signal.aborted) return 'aborted';
+      throw error;
+    }
+  }
+}
+
+const RESERVATION_POLL_MS = 100;
 
 type ReadResult<O extends Operation> =
   | { ok: true; envelope: RequestEnvelope; params: ParamsOf<O> }
@@ -107,7 +153,7 @@ async function readRequest<O extends Operation>(
   incoming: IncomingRequest<O>,
 ): Promise<ReadResult<O>> {
   const { value } = incoming;
-  const raw = (): Record<string, unknown> => ({ raw: value ? value.toString('base64') : '' });
+  const raw = (): Record<string, unknown> => rawRequest(value, deps.maxRawBytes);
   if (value === null || value.length === 0) {
     return {
       ok: false,
@@ -119,6 +165,10 @@ async function readRequest<O extends Operation>(
   if (value.length > deps.maxRequestBytes) {
     const message = `value of ${value.length} bytes exceeds MAX_REQUEST_BYTES (${deps.maxRequestBytes})`;
     return { ok: false, error: new InvalidRequestError(message), request: raw(), requestId: null };
+  }
+  const unreadable = checkRequestBytes(value, deps.maxJsonDepth);
+  if (unreadable !== undefined) {
+    return { ok: false, error: new InvalidRequestError(unreadable), request: raw(), requestId: null };
   }
   let decoded: unknown;
   try {
@@ -256,6 +306,10 @@ function deadLetter(
   requestId: string | null,
 ): ProcessOutcome {
   const metadata = isObject(request.metadata) ? stringValues(request.metadata) : undefined;
+  const message =
+    request.rawTruncated === true
+      ? `${error.message}; the dead letter carries ${truncationNote(deps.maxRawBytes, Number(request.rawBytes))}`
+      : error.message;
   return {
     kind: 'error',
     error: {
@@ -265,7 +319,7 @@ function deadLetter(
       failedAt: deps.now().toISOString(),
       error: {
         kind: error.kind,
-        message: error.message,
+        message,
         retryable: error.retryable,
         ...(error.httpStatus === undefined ? {} : { httpStatus: error.httpStatus }),
         ...(error.code === undefined ? {} : { code: error.code }),

@@ -4,12 +4,8 @@ import { OPERATIONS, type Operation, type TopicNames } from '../contract/operati
 import { lazyChild } from '../observability/logger.js';
 import type { RequestTrace, Tracing } from '../observability/tracing.js';
 import { readTraceparent } from '../producers/headers.js';
-import {
-  recordForError,
-  recordsForResult,
-  type OutputDeps,
-  type OutputRecord,
-} from '../producers/output-records.js';
+import { recordsForResult, type OutputDeps, type OutputRecord } from '../producers/output-records.js';
+import { recordForDeadLetter } from '../producers/dead-letter-record.js';
 import { createPartitionProducer, type PartitionProducer } from '../producers/partition-producer.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { KeyScheduler } from './key-scheduler.js';
@@ -236,7 +232,7 @@ export class Runtime {
         const records: OutputRecord[] =
           outcome.kind === 'result'
             ? await recordsForResult(this.deps.output, outcome.result, correlation)
-            : [await recordForError(this.deps.output, outcome.error, correlation)];
+            : [await recordForDeadLetter(this.deps.output, outcome.error, correlation, message.value)];
         state.tracker.complete(message.offset, records);
         state.onCommitted(message.offset, this.commitWatcher(state.operation, message, trace));
         this.deps.metrics?.outcome(
@@ -251,6 +247,9 @@ export class Runtime {
           );
         return;
       } catch (error) {
+        // A bug in our own code fails the same way every time: crash once and be reported,
+        // rather than retry it or dead-letter a message that did nothing wrong.
+        if (isProgrammingError(error)) throw error;
         // Infrastructure failures (registry, Redis): the message stays where it is, so that
         // key order holds, and is tried again; past the limit the process gives up.
         if (failures >= MAX_COMMIT_FAILURES) throw error;
@@ -398,6 +397,16 @@ export class Runtime {
     this.deps.logger.fatal({ err: error }, 'runtime cannot go on');
     this.deps.onFatal(error);
   }
+}
+
+/**
+ * A RangeError or TypeError raised by JavaScript itself (a bug, or a stack overflow content can
+ * no longer cause since values are bounded at the boundary). undici reports network failures
+ * as `TypeError('fetch failed')` with a cause; those are infrastructure, not bugs.
+ */
+export function isProgrammingError(error: unknown): boolean {
+  if (!(error instanceof RangeError) && !(error instanceof TypeError)) return false;
+  return error.cause === undefined;
 }
 
 function isFenced(error: unknown): boolean {

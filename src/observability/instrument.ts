@@ -97,7 +97,7 @@ export function instrumentIdempotency(
       if (outcome) metrics.paidOutcomeReused(operation);
       return outcome;
     },
-    put: (operation, requestId, outcome) => store.put(operation, requestId, outcome),
+    reserve: (operation, requestId) => store.reserve(operation, requestId),
   };
 }
 

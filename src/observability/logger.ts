@@ -41,6 +41,115 @@ export const REDACTED_PATHS = [
   '*.raw',
 ];
 
+/**
+ * Field names redacted at any depth: pino's paths reach one level, and personal data nests
+ * (a dead letter's `request.params.cpf`, a vendor response's `partes[].nome`...). Matched
+ * without regard to case.
+ */
+export const REDACTED_KEYS: ReadonlySet<string> = new Set(
+  [
+    'apiKey',
+    'authorization',
+    'params',
+    'response',
+    'body',
+    'cpf',
+    'cnpj',
+    'taxId',
+    'document',
+    'documento',
+    'name',
+    'nome',
+    'partName',
+    'nis',
+    'birthdate',
+    'birthDate',
+    'dataNascimento',
+    'mother',
+    'motherName',
+    'nomeMae',
+    'base64',
+    'selfie',
+    'file',
+    'licensePlate',
+    'plate',
+    'placa',
+    'url',
+    'metadata',
+    'key',
+    'raw',
+    // Further personal fields of the vendor's responses (names, documents, addresses, contacts).
+    'taxIdFull',
+    'documentNumber',
+    'proprietaryName',
+    'legalName',
+    'razaoSocial',
+    'nomeFantasia',
+    'proprietaryDocumentNumber',
+    'alienationInstitutionDocument',
+    'alienationInstitutionName',
+    'invoicedIdentificationNumber',
+    'exactName',
+    'exactPartName',
+    'birthDateStr',
+    'fatherName',
+    'fathersName',
+    'mothersName',
+    'nomeRepresentanteLegal',
+    'partes',
+    'partners',
+    'qsa',
+    'receitaFederalQsa',
+    'advogados',
+    'advogadosSemParte',
+    'juiz',
+    'relator',
+    'revisores',
+    'oab',
+    'addresses',
+    'logradouro',
+    'street',
+    'bairro',
+    'neighborhood',
+    'cep',
+    'zipcode',
+    'complemento',
+    'emails',
+    'phones',
+    'telefone',
+    'contacts',
+    'idCards',
+    'ocr',
+    'renavam',
+    'chassis',
+    'engineNumber',
+    'preMercosurLicensePlate',
+    'urlComprovante',
+    'urlProcesso',
+    'webhook',
+    'headers',
+  ].map((key) => key.toLowerCase()),
+);
+
+const CENSOR = '[redacted]';
+const MAX_LOG_DEPTH = 32;
+
+/** A copy of a log object with every redacted field replaced, at any depth; errors serialised first. */
+export function redactDeep(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_LOG_DEPTH) return '[too deep]';
+  if (seen.has(value)) return '[circular]';
+  seen.add(value);
+  if (value instanceof Error) return redactDeep(pino.stdSerializers.err(value), depth, seen);
+  if (Array.isArray(value)) return value.map((item: unknown) => redactDeep(item, depth + 1, seen));
+  if (Buffer.isBuffer(value) || value instanceof Date) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    copy[key] = REDACTED_KEYS.has(key.toLowerCase()) ? CENSOR : redactDeep(field, depth + 1, seen);
+  }
+  return copy;
+}
+
 export interface LoggerSettings {
   level: string;
   /** Destination stream; pino's default (stdout) when absent. */
@@ -67,7 +176,8 @@ export function createLogger(settings: LoggerSettings): Logger {
   const options: LoggerOptions = {
     level: settings.level,
     base: { service: 'verification-gateway' },
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    redact: { paths: REDACTED_PATHS, censor: CENSOR },
+    formatters: { log: (object) => redactDeep(object) as Record<string, unknown> },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   return settings.destination ? pino(options, settings.destination) : pino(options);

@@ -80,7 +80,7 @@ export function traceIdempotency(store: IdempotencyStore, tracing: Tracing): Ide
         span.setAttribute('verification.dedupe.hit', outcome !== undefined);
         return outcome;
       }),
-    put: (operation, requestId, outcome) => store.put(operation, requestId, outcome),
+    reserve: (operation, requestId) => store.reserve(operation, requestId),
   };
 }
 

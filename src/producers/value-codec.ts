@@ -47,12 +47,11 @@ export function registryCodec(registry: SchemaRegistry, schemaIds: ReadonlyMap<s
       try {
         return (await registry.decode(value)) as unknown;
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        // A JSON syntax error quotes the input, which may be personal data: neither its
+        // message nor the error itself (as a cause, it would reach the logs) is kept.
+        const reason = error instanceof SyntaxError ? 'not valid JSON' : errorMessage(error);
         throw new InvalidRequestError(
           `value framed with schema id ${schemaId} could not be decoded: ${reason}`,
-          {
-            cause: error,
-          },
         );
       }
     },
@@ -63,7 +62,16 @@ function parseJson(value: Buffer): unknown {
   try {
     return JSON.parse(value.toString('utf8')) as unknown;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new InvalidRequestError(`value is not valid JSON: ${reason}`, { cause: error });
+    // V8's message quotes the input ("Maria da S"... is not valid JSON): say where, not what.
+    throw new InvalidRequestError(`value is not valid JSON${positionOf(error)}`);
   }
+}
+
+function positionOf(error: unknown): string {
+  const match = /position (\d+)/.exec(errorMessage(error));
+  return match ? ` (at character ${match[1]})` : '';
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -38,6 +38,8 @@ function setup(prepare: Handler['prepare']) {
     idempotency: memoryIdempotencyStore(60),
     retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, budgetMs: 10_000 },
     maxRequestBytes: 10_000,
+    maxJsonDepth: 64,
+    maxRawBytes: 10_000,
     now: () => new Date('2026-11-21T10:00:00.000Z'),
     sleep: () => Promise.resolve(),
   };

@@ -34,6 +34,8 @@ function setup(handler: Handler, overrides: Partial<ProcessDeps> = {}) {
     idempotency: memoryIdempotencyStore(60),
     retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, budgetMs: 10_000 },
     maxRequestBytes: 10_000,
+    maxJsonDepth: 64,
+    maxRawBytes: 100_000,
     now: () => new Date('2026-11-21T10:00:00.000Z'),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...overrides,
