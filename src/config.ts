@@ -77,6 +77,7 @@ const envSchema = z.object({
   VENDOR_API_KEY: z.string({ error: 'is required' }).min(1, 'is required'),
   VENDOR_CONNECT_TIMEOUT_MS: int(1, 5_000),
   VENDOR_TIMEOUT_MS: int(1, 30_000),
+  VENDOR_MAX_RESPONSE_BYTES: int(1, 16 * 1024 * 1024),
   VENDOR_CONNECTIONS: int(1, 64),
   VENDOR_RATE_PER_SECOND: z.coerce.number().positive().default(10),
   VENDOR_MAX_CONCURRENT: int(1, 20),

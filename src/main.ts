@@ -78,6 +78,8 @@ export async function startService(
       connectTimeoutMs: config.VENDOR_CONNECT_TIMEOUT_MS,
       headersTimeoutMs: config.VENDOR_TIMEOUT_MS,
       bodyTimeoutMs: config.VENDOR_TIMEOUT_MS,
+      callTimeoutMs: config.VENDOR_TIMEOUT_MS,
+      maxResponseBytes: config.VENDOR_MAX_RESPONSE_BYTES,
     });
     closers.unshift(() => vendor.close());
     const limiters = createLimiters({
