@@ -13,6 +13,7 @@ import { routeProcessWarnings } from './observability/node-warnings.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { plainJsonCodec, registryCodec } from './producers/value-codec.js';
 import { runSandboxFromEnv } from './sandbox/main.js';
+import { startWithFatalHandler } from './service-start.js';
 
 /** Commands: run, sandbox, dev (replay and redrive live in src/audit/). */
 
@@ -28,7 +29,10 @@ program
     const config = loadConfig();
     const logger = createLogger({ level: config.LOG_LEVEL });
     routeProcessWarnings(logger);
-    const service = await startService(config, logger, { onFatal: () => void shutdown(service, logger, 1) });
+    const service = await startWithFatalHandler(
+      (onFatal) => startService(config, logger, { onFatal }),
+      (started) => void shutdown(started, logger, 1),
+    );
     onSignals(() => shutdown(service, logger, 0));
   });
 
@@ -68,7 +72,10 @@ program
       VENDOR_BASE_URL: sandbox.url,
       VENDOR_API_KEY: env.SANDBOX_API_KEY ?? 'sandbox-key',
     });
-    const service = await startService(config, logger, { onFatal: () => void shutdown(service, logger, 1) });
+    const service = await startWithFatalHandler(
+      (onFatal) => startService(config, logger, { onFatal }),
+      (started) => void shutdown(started, logger, 1),
+    );
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
     out(
       `sandbox ${sandbox.url} · service http://127.0.0.1:${service.httpPort} · brokers ${config.KAFKA_BROKERS.join(',')}`,
