@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -14,6 +14,7 @@ import { createLimiters } from './limits/index.js';
 import { createHttpServer } from './observability/http-server.js';
 import { kafkaLogCreator } from './observability/kafka-logger.js';
 import { createMetrics } from './observability/metrics.js';
+import { checkRedis, createRedisClient, redisReady } from './observability/redis-client.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { registerTopicSchemas } from './producers/schema-registration.js';
 import { contractTopics, ensureTopics } from './producers/topic-setup.js';
@@ -66,11 +67,11 @@ export async function startService(
       if (created.length > 0) logger.info({ topics: created }, 'topics created');
     }
     const codec = await createCodec(config, logger);
-    const redis =
-      config.REDIS_URL === undefined
-        ? undefined
-        : new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
-    if (redis) closers.push(() => redis.quit());
+    const redis = config.REDIS_URL === undefined ? undefined : createRedisClient(config.REDIS_URL, logger);
+    if (redis) {
+      closers.push(() => redis.quit());
+      await checkRedis(redis);
+    }
     const vendor = createVendorClient({
       baseUrl: config.VENDOR_BASE_URL,
       apiKey: config.VENDOR_API_KEY,
@@ -173,7 +174,10 @@ export async function startService(
       runtime.pauseOperationUntil(operation, resumeAt);
     });
     let ready = false;
-    const http: FastifyInstance = createHttpServer({ metrics: metrics.registry, isReady: () => ready });
+    const http: FastifyInstance = createHttpServer({
+      metrics: metrics.registry,
+      isReady: () => ready && (redis === undefined || redisReady(redis)),
+    });
     tracker.registerRoutes(http);
     await http.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT });
     closers.unshift(() => http.close());

@@ -10,9 +10,9 @@ export async function startWithFatalHandler(
   start: (onFatal: (error: unknown) => void) => Promise<Service>,
   onFatal: (service: Service | undefined, error: unknown) => void,
 ): Promise<Service> {
-  let service: Service | undefined;
-  service = await start((error) => {
-    onFatal(service, error);
+  const started: { service?: Service } = {};
+  started.service = await start((error) => {
+    onFatal(started.service, error);
   });
-  return service;
+  return started.service;
 }
