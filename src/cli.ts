@@ -10,6 +10,7 @@ import { createDevLogger, createLogger, type Logger } from './observability/logg
 import { routeProcessWarnings } from './observability/node-warnings.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { plainJsonCodec, registryCodec } from './producers/value-codec.js';
+import { startWithFatalHandler } from './service-start.js';
 
 /** Commands: run, sandbox, dev (replay and redrive live in src/audit/). */
 
@@ -25,7 +26,10 @@ program
     const config = loadConfig();
     const logger = createLogger({ level: config.LOG_LEVEL });
     routeProcessWarnings(logger);
-    const service = await startService(config, logger, { onFatal: () => void shutdown(service, logger, 1) });
+    const service = await startWithFatalHandler(
+      (onFatal) => startService(config, logger, { onFatal }),
+      (started) => void shutdown(started, logger, 1),
+    );
     onSignals(() => shutdown(service, logger, 0));
   });
 
@@ -86,7 +90,10 @@ program
       // The local sandbox speaks plain http.
       ALLOW_INSECURE_VENDOR: 'true',
     });
-    const service = await startService(config, logger, { onFatal: () => void shutdown(service, logger, 1) });
+    const service = await startWithFatalHandler(
+      (onFatal) => startService(config, logger, { onFatal }),
+      (started) => void shutdown(started, logger, 1),
+    );
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
     out(
       `sandbox ${sandbox.url} · service http://127.0.0.1:${service.httpPort} · admin http://127.0.0.1:${service.adminPort} · brokers ${config.KAFKA_BROKERS.join(',')}`,

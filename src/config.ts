@@ -99,6 +99,7 @@ const envSchema = z.object({
     .pipe(z.array(z.string().refine(isAllowListEntry, 'each entry must be a host name or a CIDR'))),
   VENDOR_CONNECT_TIMEOUT_MS: int(1, 5_000),
   VENDOR_TIMEOUT_MS: int(1, 30_000),
+  VENDOR_MAX_RESPONSE_BYTES: int(1, 16 * 1024 * 1024),
   VENDOR_CONNECTIONS: int(1, DEFAULT_VENDOR_CONNECTIONS),
   VENDOR_RATE_PER_SECOND: z.coerce.number().positive().default(10),
   VENDOR_MAX_CONCURRENT: int(1, 20),

@@ -1,6 +1,6 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 import { otlpTracesEndpoint, type Config } from './config.js';
@@ -26,6 +26,7 @@ import { attachServiceMetrics, createMetrics, type ServiceMetrics } from './obse
 import { createTracing } from './observability/tracing.js';
 import { traceProcessDeps } from './observability/tracing-instrument.js';
 import { createPartitionProducer } from './producers/partition-producer.js';
+import { checkRedis, createRedisClient, redisReady } from './observability/redis-client.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { registerTopicSchemas } from './producers/schema-registration.js';
 import { contractTopics, ensureTopics } from './producers/topic-setup.js';
@@ -87,13 +88,14 @@ export async function startService(
     const redis =
       config.REDIS_URL === undefined
         ? undefined
-        : new Redis(config.REDIS_URL, {
-            maxRetriesPerRequest: 3,
-            enableAutoPipelining: true,
+        : createRedisClient(config.REDIS_URL, logger, {
             // rediss:// turns TLS on (ioredis); the password may come from REDIS_PASSWORD_FILE.
             ...(config.REDIS_PASSWORD === undefined ? {} : { password: config.REDIS_PASSWORD }),
           });
-    if (redis) closers.push(() => redis.quit());
+    if (redis) {
+      closers.push(() => redis.quit());
+      await checkRedis(redis);
+    }
     const vendor = createVendorClient({
       baseUrl: config.VENDOR_BASE_URL,
       apiKey: config.VENDOR_API_KEY,
@@ -102,6 +104,8 @@ export async function startService(
       headersTimeoutMs: config.VENDOR_TIMEOUT_MS,
       bodyTimeoutMs: config.VENDOR_TIMEOUT_MS,
       selfieDownload: { allow: config.SELFIE_URL_ALLOW },
+      callTimeoutMs: config.VENDOR_TIMEOUT_MS,
+      maxResponseBytes: config.VENDOR_MAX_RESPONSE_BYTES,
     });
     closers.unshift(() => vendor.close());
     const limiters = createLimiters({
@@ -239,7 +243,10 @@ export async function startService(
       runtime.pauseOperationUntil(operation, resumeAt);
     });
     let ready = false;
-    const adminHttp = createAdminServer({ metrics: metrics.registry, isReady: () => ready });
+    const adminHttp = createAdminServer({
+      metrics: metrics.registry,
+      isReady: () => ready && (redis === undefined || redisReady(redis)),
+    });
     await adminHttp.listen({ host: config.ADMIN_HOST, port: config.ADMIN_PORT });
     closers.unshift(() => adminHttp.close());
     const http: FastifyInstance = createPublicServer({

@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { withoutCommandArgs } from './redis-client.js';
 
 export type { Logger } from 'pino';
 
@@ -178,6 +179,8 @@ export function createLogger(settings: LoggerSettings): Logger {
     base: { service: 'verification-gateway' },
     redact: { paths: REDACTED_PATHS, censor: CENSOR },
     formatters: { log: (object) => redactDeep(object) as Record<string, unknown> },
+    // A failed Redis command's error carries the command's arguments (cached outcomes).
+    serializers: { err: (error: unknown) => withoutCommandArgs(pino.stdSerializers.err(error as Error)) },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   return settings.destination ? pino(options, settings.destination) : pino(options);

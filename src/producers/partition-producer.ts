@@ -31,16 +31,31 @@ export interface PartitionProducer {
 const CHUNK_BYTES = 512 * 1024;
 
 export function createPartitionProducer(kafka: Kafka, transactionalId: string): PartitionProducer {
-  const producer: Producer = kafka.producer({
-    transactionalId,
-    idempotent: true,
-    maxInFlightRequests: 1,
-    transactionTimeout: 60_000,
-    // Java-compatible murmur2 on the key: the request's key lands where Java clients put it.
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
+  const create = (): Producer =>
+    kafka.producer({
+      transactionalId,
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionTimeout: 60_000,
+      // Java-compatible murmur2 on the key: the request's key lands where Java clients put it.
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+  let producer = create();
   let connected: Promise<void> | undefined;
+  // connect() runs InitProducerId, which fences and aborts whatever the old one left open.
   const connect = (): Promise<void> => (connected ??= producer.connect());
+  /**
+   * After a broker outage a failed abort can leave kafkajs's transaction state stuck
+   * ("Cannot call beginTransaction in state ABORTING"): a new producer with the same
+   * transactional id starts clean, fencing the old one first.
+   */
+  const replace = async (): Promise<void> => {
+    const old = producer;
+    const wasConnected = connected;
+    producer = create();
+    connected = undefined;
+    if (wasConnected) await old.disconnect().catch(() => undefined);
+  };
 
   return {
     async fence() {
@@ -51,7 +66,10 @@ export function createPartitionProducer(kafka: Kafka, transactionalId: string): 
     },
     async commit(records, offset) {
       await connect();
-      const transaction = await producer.transaction();
+      const transaction = await producer.transaction().catch(async (error: unknown) => {
+        await replace();
+        throw error;
+      });
       try {
         for (const topicMessages of chunk(records)) {
           await transaction.sendBatch({ topicMessages, compression: CompressionTypes.GZIP });
@@ -64,7 +82,7 @@ export function createPartitionProducer(kafka: Kafka, transactionalId: string): 
         });
         await transaction.commit();
       } catch (error) {
-        await transaction.abort().catch(() => undefined);
+        await transaction.abort().catch(replace);
         throw error;
       }
     },

@@ -29,7 +29,9 @@ export interface VendorClientOptions {
   headersTimeoutMs?: number;
   /** Time limit between two body chunks. Default 30000 ms. */
   bodyTimeoutMs?: number;
-  /** Largest response body accepted. Default 64 MiB. */
+  /** Whole-call limit, from sending to the last body byte. Default 30 s. */
+  callTimeoutMs?: number;
+  /** Largest response body accepted. Default 16 MiB. */
   maxResponseBytes?: number;
   /** How classify uploads a base64 file: multipart (the spec's recommended way) or base64 JSON. */
   classifyUpload?: 'multipart' | 'base64';
@@ -52,6 +54,7 @@ export interface ResolvedVendorOptions {
   connectTimeoutMs: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  callTimeoutMs: number;
   maxResponseBytes: number;
   classifyUpload: 'multipart' | 'base64';
   selfieDownload: SelfieDownloadOptions;
@@ -73,6 +76,7 @@ const ALLOWED = [
   'connectTimeoutMs',
   'headersTimeoutMs',
   'bodyTimeoutMs',
+  'callTimeoutMs',
   'maxResponseBytes',
   'classifyUpload',
   'selfieDownload',
@@ -107,11 +111,12 @@ const optionsSchema = z.strictObject(
     connectTimeoutMs: milliseconds(5000),
     headersTimeoutMs: milliseconds(30_000),
     bodyTimeoutMs: milliseconds(30_000),
+    callTimeoutMs: milliseconds(30_000),
     maxResponseBytes: z
       .number({ error: 'must be a number of bytes' })
       .int('must be a whole number of bytes')
       .positive('must be greater than 0')
-      .default(64 * 1024 * 1024),
+      .default(16 * 1024 * 1024),
     classifyUpload: z
       .enum(['multipart', 'base64'], { error: 'must be "multipart" or "base64"' })
       .default('multipart'),

@@ -28,18 +28,22 @@ export function createTransport(
       // undici sets multipart/form-data with its boundary for a FormData body.
       body = vendorRequest.form;
     }
+    // undici's body timeout restarts on every chunk, so a vendor trickling a byte at a time
+    // would hold the call (and its limiter slot) for ever: one deadline covers the whole call.
+    const deadline = AbortSignal.timeout(options.callTimeoutMs);
+    const signal = vendorRequest.signal ? AbortSignal.any([vendorRequest.signal, deadline]) : deadline;
     try {
       const response = await request(url, {
         dispatcher: agent,
         method: vendorRequest.method,
         headers,
         body: body ?? null,
-        signal: vendorRequest.signal,
+        signal,
       });
       const text = await response.body.text();
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
-      throw transportError(vendorRequest.call, error, vendorRequest.signal);
+      throw transportError(vendorRequest.call, error, vendorRequest.signal, deadline);
     }
   };
 }
@@ -61,12 +65,18 @@ const TIMEOUT_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
   'ETIMEDOUT',
+  'CALL_DEADLINE',
 ]);
 const CLOSED_CODES = new Set(['UND_ERR_DESTROYED', 'UND_ERR_CLOSED']);
 
 /** Maps what undici or the socket threw to a VendorError (kind, code, retryable). */
-export function transportError(call: VendorCall, error: unknown, signal?: AbortSignal): VendorError {
-  const code = errorCode(error);
+export function transportError(
+  call: VendorCall,
+  error: unknown,
+  signal?: AbortSignal,
+  deadline?: AbortSignal,
+): VendorError {
+  const code = deadline?.aborted === true && signal?.aborted !== true ? 'CALL_DEADLINE' : errorCode(error);
   const where = `${call.route} (${call.operation})`;
   if (signal?.aborted === true) {
     return new VendorError('internal', `vendor call cancelled by the caller: ${where}`, {
@@ -86,7 +96,8 @@ export function transportError(call: VendorCall, error: unknown, signal?: AbortS
     });
   }
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
-    return new VendorError('result_too_large', `vendor response above maxResponseBytes: ${where}`, {
+    // The vendor's answer, not the result we would publish: refused like any unusable answer.
+    return new VendorError('upstream_rejected', `vendor response larger than maxResponseBytes: ${where}`, {
       code: 'VENDOR_RESPONSE_TOO_LARGE',
       call,
       cause: error,

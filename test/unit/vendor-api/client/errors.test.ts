@@ -170,7 +170,7 @@ describe('vendor transport failures', () => {
     expect(error).toMatchObject({ code: 'VENDOR_TIMEOUT', details: { cause: 'UND_ERR_BODY_TIMEOUT' } });
   });
 
-  it('a body above maxResponseBytes is result_too_large and not retryable', async () => {
+  it('a body above maxResponseBytes is upstream_rejected and not retryable', async () => {
     const vendor = await startFakeVendor(replyJson(200, summarySample));
     const error = await rejectionOf(
       clientFor(vendor, { maxResponseBytes: 16 }).call(
@@ -180,7 +180,7 @@ describe('vendor transport failures', () => {
     );
     expect(error).toMatchObject({
       code: 'VENDOR_RESPONSE_TOO_LARGE',
-      kind: 'result_too_large',
+      kind: 'upstream_rejected',
       retryable: false,
     });
   });

@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/observability/logger.js';
+import { checkRedis, createRedisClient, redisReady } from '../../src/observability/redis-client.js';
+
+// This file's own redis-server (never the shared one): it is filled up and killed.
+let server: ChildProcess;
+let port: number;
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port: free } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return free;
+}
+
+function capture() {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { logger: createLogger({ level: 'debug', destination: stream }), text: () => text };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await sleep(25);
+  expect(condition()).toBe(true);
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory', '1'],
+    { stdio: 'ignore' },
+  );
+  const probe = createRedisClient(`redis://127.0.0.1:${port}`, capture().logger);
+  await until(() => redisReady(probe));
+  probe.disconnect();
+});
+
+afterAll(() => {
+  if (server.exitCode === null) server.kill('SIGKILL');
+});
+
+describe('Redis faults (issue 14, case 8)', () => {
+  it('a refused write is logged without the values it tried to write', async () => {
+    const { logger, text } = capture();
+    const redis = createRedisClient(`redis://127.0.0.1:${port}`, logger);
+    const outcome = JSON.stringify({ cpf: '52998224725', name: 'Maria da Silva' });
+    const error = await redis.set('outcome:r1', outcome).catch((e: unknown) => e);
+    expect(String(error)).toMatch(/OOM/);
+    logger.error({ err: error }, 'cache write failed');
+    await sleep(20);
+    expect(text()).toContain('cache write failed');
+    expect(text()).toContain('OOM');
+    expect(text()).not.toContain('52998224725');
+    expect(text()).not.toContain('Maria');
+    redis.disconnect();
+  });
+
+  it('start-up check names REDIS_URL when nothing answers', async () => {
+    const redis = createRedisClient(`redis://127.0.0.1:${await freePort()}`, capture().logger);
+    await expect(checkRedis(redis, 1000)).rejects.toThrow(/REDIS_URL/);
+    redis.disconnect();
+  });
+
+  it('a killed Redis is logged through the error listener and turns readiness off', async () => {
+    const { logger, text } = capture();
+    const redis = createRedisClient(`redis://127.0.0.1:${port}`, logger);
+    await checkRedis(redis);
+    expect(redisReady(redis)).toBe(true);
+    expect(redis.listenerCount('error')).toBeGreaterThan(0);
+    server.kill('SIGKILL');
+    await until(() => !redisReady(redis));
+    await until(() => text().includes('redis error'));
+    redis.disconnect();
+  });
+});
