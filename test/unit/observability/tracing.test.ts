@@ -5,6 +5,7 @@ import { createTracing } from '../../../src/observability/tracing.js';
 const base = {
   KAFKA_BROKERS: '127.0.0.1:9092',
   VENDOR_BASE_URL: 'http://127.0.0.1:8090',
+  ALLOW_INSECURE_VENDOR: 'true',
   VENDOR_API_KEY: 'k',
 };
 const endpoint = (env: Record<string, string>) => otlpTracesEndpoint(loadConfig({ ...base, ...env }));
