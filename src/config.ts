@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
@@ -16,6 +17,11 @@ const bool = (fallback: boolean) =>
     .transform((v) => v === 'true' || v === '1');
 const url = z.url({ protocol: /^https?$/ });
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
+
+const consoleToken = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z.string().min(16, 'must be at least 16 characters').optional(),
+);
 
 const operationLimit = z.strictObject({
   ratePerSecond: z.number().positive().optional(),
@@ -109,6 +115,15 @@ const envSchema = z.object({
   VEHICLE_SEARCH_CLAIM_TTL_MS: int(1_000, 60_000),
   SHUTDOWN_TIMEOUT_MS: int(1, 25_000),
   CREATE_TOPICS: bool(true),
+  /** The admin listener: the operator console (and, later, health and metrics). */
+  ADMIN_HOST: z.string().default('0.0.0.0'),
+  ADMIN_PORT: int(0, 9090),
+  /** The console is off unless a read-only token is given, in the variable or a file. */
+  CONSOLE_TOKEN: consoleToken,
+  CONSOLE_TOKEN_FILE: z.string().min(1).optional(),
+  /** The operator token may also reveal personal data and redrive. */
+  CONSOLE_OPERATOR_TOKEN: consoleToken,
+  CONSOLE_OPERATOR_TOKEN_FILE: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -119,8 +134,20 @@ export interface OperationLimits {
   spendCapPerHour?: number;
 }
 
+/** The console's tokens; the console is off when absent. */
+export interface ConsoleTokens {
+  readOnly: string;
+  operator?: string;
+}
+
+type TokenSettings =
+  'CONSOLE_TOKEN' | 'CONSOLE_TOKEN_FILE' | 'CONSOLE_OPERATOR_TOKEN' | 'CONSOLE_OPERATOR_TOKEN_FILE';
+
 export type Config = Readonly<
-  Omit<Env, 'VENDOR_LIMITS'> & { limits: Readonly<Record<Operation, Readonly<OperationLimits>>> }
+  Omit<Env, 'VENDOR_LIMITS' | TokenSettings> & {
+    limits: Readonly<Record<Operation, Readonly<OperationLimits>>>;
+    console: Readonly<ConsoleTokens> | undefined;
+  }
 >;
 
 /** Parses the environment; throws ConfigError naming the first bad setting. */
@@ -132,7 +159,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const detail = issue?.path.slice(1).join('.');
     throw new ConfigError(setting, `${detail ? `${detail}: ` : ''}${issue?.message ?? 'invalid'}`);
   }
-  const { VENDOR_LIMITS, ...rest } = parsed.data;
+  const {
+    VENDOR_LIMITS,
+    CONSOLE_TOKEN,
+    CONSOLE_TOKEN_FILE,
+    CONSOLE_OPERATOR_TOKEN,
+    CONSOLE_OPERATOR_TOKEN_FILE,
+    ...rest
+  } = parsed.data;
+  const consoleTokens = readConsoleTokens({
+    CONSOLE_TOKEN,
+    CONSOLE_TOKEN_FILE,
+    CONSOLE_OPERATOR_TOKEN,
+    CONSOLE_OPERATOR_TOKEN_FILE,
+  });
   const limits = Object.fromEntries(
     OPERATIONS.map((op) => {
       const override = VENDOR_LIMITS[op] ?? {};
@@ -152,7 +192,47 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // publish the same search's event.
     throw new ConfigError('VEHICLE_SEARCH_CLAIM_TTL_MS', 'must be greater than VENDOR_TIMEOUT_MS');
   }
-  return Object.freeze({ ...rest, limits: Object.freeze(limits) });
+  return Object.freeze({ ...rest, limits: Object.freeze(limits), console: consoleTokens });
+}
+
+function readConsoleTokens(env: Pick<Env, TokenSettings>): Readonly<ConsoleTokens> | undefined {
+  const readOnly = tokenOf('CONSOLE_TOKEN', env.CONSOLE_TOKEN, env.CONSOLE_TOKEN_FILE);
+  const operator = tokenOf(
+    'CONSOLE_OPERATOR_TOKEN',
+    env.CONSOLE_OPERATOR_TOKEN,
+    env.CONSOLE_OPERATOR_TOKEN_FILE,
+  );
+  if (readOnly === undefined) {
+    if (operator !== undefined)
+      throw new ConfigError('CONSOLE_TOKEN', 'is required with CONSOLE_OPERATOR_TOKEN');
+    return undefined;
+  }
+  if (operator === readOnly) {
+    throw new ConfigError(
+      'CONSOLE_OPERATOR_TOKEN',
+      'must differ from CONSOLE_TOKEN (they grant different roles)',
+    );
+  }
+  return Object.freeze(operator === undefined ? { readOnly } : { readOnly, operator });
+}
+
+function tokenOf(setting: string, value: string | undefined, file: string | undefined): string | undefined {
+  if (value !== undefined && file !== undefined) {
+    throw new ConfigError(setting, `set either ${setting} or ${setting}_FILE, not both`);
+  }
+  if (file === undefined) return value;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new ConfigError(
+      `${setting}_FILE`,
+      `cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  if (text.length < 16)
+    throw new ConfigError(`${setting}_FILE`, 'must hold a token of at least 16 characters');
+  return text;
 }
 
 /**

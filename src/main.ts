@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
@@ -9,6 +11,8 @@ import { Runtime } from './consumers/runtime.js';
 import { jsonSchemasByTopic } from './contract/json-schemas.js';
 import { OPERATIONS, topicNames, type Operation } from './contract/operations.js';
 import { parseParams } from './contract/params.js';
+import { localFigures } from './console/figures.js';
+import { startAdminServer } from './console/server.js';
 import { createHandlers } from './handlers/index.js';
 import { createLimiters } from './limits/index.js';
 import { createHttpServer } from './observability/http-server.js';
@@ -37,6 +41,8 @@ import {
 export interface Service {
   /** The HTTP port actually bound (useful with HTTP_PORT=0). */
   readonly httpPort: number;
+  /** The admin port bound when the console is on (CONSOLE_TOKEN). */
+  readonly adminPort: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -97,7 +103,14 @@ export async function startService(
       ]),
     );
     const breakerFor = (op: Operation): CircuitBreaker => breakers.get(op) ?? fail(`no breaker for ${op}`);
-    const metrics = createMetrics();
+    const figures = localFigures({
+      replica: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+      metrics: createMetrics(),
+      limits: config.limits,
+      breakerFor,
+      now: () => Date.now(),
+    });
+    const { metrics } = figures;
     const output = {
       codec,
       topics,
@@ -105,6 +118,7 @@ export async function startService(
       resultMaxBytes: config.RESULT_MAX_BYTES,
       now: () => new Date(),
     };
+    const countedLimiters = new Map(OPERATIONS.map((op) => [op, figures.counted(op, limiters.get(op))]));
     const tracker = createTracker(config, logger, {
       kafka,
       admin,
@@ -141,7 +155,7 @@ export async function startService(
           vehicleSearchWebhook: tracker.webhookFor,
           onVehicleSearchCreated: (search, signal) => tracker.onSearchCreated(search, signal),
         }),
-        limiterFor: (op) => limiters.get(op),
+        limiterFor: (op) => countedLimiters.get(op) ?? limiters.get(op),
         breakerFor,
         idempotency: redis
           ? redisIdempotencyStore(redis, `${config.TOPIC_PREFIX}:idempotency`, config.DEDUPE_WINDOW_SECONDS)
@@ -179,6 +193,15 @@ export async function startService(
     await tracker.start();
     await runtime.start();
     ready = true;
+    const adminServer = config.console
+      ? await startAdminServer(config, config.console, {
+          kafka,
+          redis,
+          logger,
+          figures: () => figures.snapshot(),
+        })
+      : undefined;
+    if (adminServer) closers.unshift(() => adminServer.close());
     const address = http.server.address();
     const httpPort = typeof address === 'object' && address ? address.port : config.HTTP_PORT;
     logger.info(
@@ -192,6 +215,7 @@ export async function startService(
     );
     return {
       httpPort,
+      adminPort: adminServer?.port,
       async stop() {
         ready = false;
         await runtime.stop();
