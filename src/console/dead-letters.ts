@@ -30,6 +30,10 @@ export interface DeadLetterRow {
   key: string | null;
 }
 
+function textOf(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
 export function rowOf(record: DecodedRecord): DeadLetterRow {
   const error = member(record.value, 'error');
   const requestId = member(record.value, 'requestId');
@@ -38,9 +42,9 @@ export function rowOf(record: DecodedRecord): DeadLetterRow {
     partition: record.source.partition,
     offset: record.source.offset,
     requestId: typeof requestId === 'string' ? requestId : null,
-    operation: String(member(record.value, 'operation') ?? '?'),
-    kind: String(member(error, 'kind') ?? (record.error === undefined ? '?' : 'undecodable')),
-    reason: maskValue(String(member(error, 'message') ?? record.error ?? ''), 'reason') as string,
+    operation: textOf(member(record.value, 'operation'), '?'),
+    kind: textOf(member(error, 'kind'), record.error === undefined ? '?' : 'undecodable'),
+    reason: maskValue(textOf(member(error, 'message'), record.error ?? ''), 'reason') as string,
     key: maskKey(record.key),
   };
 }
@@ -70,7 +74,7 @@ export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): 
     try {
       const rows = await list(query);
       const shown = rows.slice((pageNo - 1) * PAGE_SIZE, pageNo * PAGE_SIZE);
-      return page(request, reply, 'dead-letters', {
+      return await page(request, reply, 'dead-letters', {
         ...view,
         rows: shown,
         total: rows.length,
@@ -86,7 +90,7 @@ export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): 
   );
   scope.post<{ Params: { partition: string; offset: string } }>(
     '/dead-letters/:partition/:offset/reveal',
-    { preHandler: [scope.csrfProtection, requireOperator] },
+    { preHandler: [scope.csrfProtection.bind(scope), requireOperator] },
     async (request, reply) => {
       const { partition, offset } = request.params;
       await deps.auditLog.write({

@@ -39,7 +39,7 @@ export const CONSOLE_PREFIX = '/console';
 export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   await app.register(
     async (scope) => {
-      const sessions = createSessions(deps.tokens, deps.now);
+      const sessions = createSessions(deps.tokens, () => deps.now());
       await scope.register(fastifyCookie);
       await scope.register(fastifyFormbody);
       await scope.register(fastifyCsrf, {
@@ -91,7 +91,7 @@ function registerLogin(scope: FastifyInstance, sessions: Sessions, deps: Console
   };
   scope.get('/login', (_request, reply) => reply.view('login', { error: undefined, role: undefined }));
   scope.post<{ Body: { token?: string } }>('/login', async (request, reply) => {
-    const role = sessions.roleOf(String(request.body.token ?? ''));
+    const role = sessions.roleOf(request.body.token ?? '');
     if (role === undefined) {
       deps.logger.warn('console login refused: wrong token');
       return reply.code(401).view('login', { error: 'That token was refused.', role: undefined });
@@ -101,7 +101,7 @@ function registerLogin(scope: FastifyInstance, sessions: Sessions, deps: Console
     deps.logger.info({ role }, 'console login');
     return reply.redirect(`${CONSOLE_PREFIX}/status`, 303);
   });
-  scope.post('/logout', { preHandler: scope.csrfProtection }, async (request, reply) => {
+  scope.post('/logout', { preHandler: scope.csrfProtection.bind(scope) }, async (request, reply) => {
     sessions.close(request.cookies[SESSION_COOKIE]);
     reply.clearCookie(SESSION_COOKIE, cookie);
     return reply.redirect(`${CONSOLE_PREFIX}/login`, 303);

@@ -28,14 +28,14 @@ interface Job {
 
 export function registerRedrive(scope: FastifyInstance, deps: ConsoleDeps): void {
   const jobs = new Map<string, Job>();
-  const guarded = { preHandler: [scope.csrfProtection, requireOperator] };
+  const guarded = { preHandler: [scope.csrfProtection.bind(scope), requireOperator] };
   scope.get('/redrive', (request, reply) => page(request, reply, 'redrive', {}));
   scope.post<{ Body: Body }>('/redrive/plan', guarded, async (request, reply) => {
     const chosen = chosenOf(request.body);
     const view = { query: chosen.query, chosen: chosen.deadLetters, lines: [] as unknown[] };
     try {
       const lines = await dryRun(deps, chosen);
-      return page(request, reply, 'redrive-plan', { ...view, lines, error: undefined });
+      return await page(request, reply, 'redrive-plan', { ...view, lines, error: undefined });
     } catch (error) {
       return failed(request, reply, 'redrive-plan', view, error);
     }

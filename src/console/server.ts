@@ -39,7 +39,9 @@ export async function startAdminServer(
     ? startHeartbeat(deps.redis, config.TOPIC_PREFIX, deps.figures, (error) => {
         logger.warn({ err: error }, 'heartbeat failed');
       })
-    : () => Promise.resolve();
+    : async (): Promise<void> => {
+        // no Redis: no heartbeat to stop
+      };
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024, requestTimeout: 120_000 });
   await registerConsole(app, {
     tokens,
@@ -48,7 +50,9 @@ export async function startAdminServer(
       config: auditConfig,
       clients,
       progress: noProgress,
-      warn: (message) => logger.warn(message),
+      warn: (message) => {
+        logger.warn(message);
+      },
     }),
     auditLog,
     status: deps.redis ? redisStatusSource(deps.redis, config.TOPIC_PREFIX) : localStatusSource(deps.figures),

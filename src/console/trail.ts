@@ -36,7 +36,7 @@ export function registerTrail(scope: FastifyInstance, deps: ConsoleDeps): void {
           redriveOf: r.headers['x-redrive-of'] ?? '',
           value: JSON.stringify(maskValue(r.value), null, 2),
         }));
-      return page(request, reply, 'trail', { ...view, entries });
+      return await page(request, reply, 'trail', { ...view, entries });
     } catch (error) {
       return failed(request, reply, 'trail', view, error);
     }

@@ -64,10 +64,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await collector?.stop();
-  await running?.service.stop();
-  await sandbox?.close();
+  await browser.close();
+  await collector.stop();
+  await running.service.stop();
+  await sandbox.close();
 });
 
 const request = (i: number): { requestId: string; params: { taxId: string } } => ({

@@ -1,3 +1,4 @@
+/* global document, fetch, setTimeout */
 // The console's live parts: the status table refreshes itself, a redrive shows its progress.
 (function () {
   'use strict';
