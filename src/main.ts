@@ -103,11 +103,14 @@ export async function startService(
       ]),
     );
     const breakerFor = (op: Operation): CircuitBreaker => breakers.get(op) ?? fail(`no breaker for ${op}`);
+    let runtimeRef: Runtime | undefined;
     const figures = localFigures({
       replica: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
       metrics: createMetrics(),
       limits: config.limits,
       breakerFor,
+      paused: () => runtimeRef?.pausedPartitions() ?? [],
+      requestTopic: (op) => topics.request(op),
       now: () => Date.now(),
     });
     const { metrics } = figures;
@@ -177,6 +180,7 @@ export async function startService(
           logger.fatal({ err: error }, 'fatal');
         }),
     });
+    runtimeRef = runtime;
     limiters.on('spend-cap', (operation, resumeAt) => {
       logger.warn(
         { operation, resumeAt: new Date(resumeAt).toISOString() },

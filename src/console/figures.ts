@@ -23,6 +23,9 @@ export function localFigures(deps: {
   metrics: ServiceMetrics;
   limits: Readonly<Record<Operation, Readonly<OperationLimits>>>;
   breakerFor: (operation: Operation) => CircuitBreaker;
+  /** The runtime's paused partitions (set once the runtime exists). */
+  paused: () => { topic: string; partition: number; reasons: string[] }[];
+  requestTopic: (operation: Operation) => string;
   now: () => number;
 }): LocalFigures {
   const calls = new Map<Operation, number>();
@@ -65,6 +68,7 @@ export function localFigures(deps: {
       const now = deps.now();
       while ((deadLetters[0]?.at ?? now) < now - HOUR_MS) deadLetters.shift();
       const hour = Math.floor(now / HOUR_MS);
+      const paused = deps.paused();
       const operations = Object.fromEntries(
         OPERATIONS.map((op) => {
           const byKind: Record<string, number> = {};
@@ -80,6 +84,9 @@ export function localFigures(deps: {
               spendCapPerHour: deps.limits[op].spendCapPerHour ?? null,
               callsThisHour: h && h.hour === hour ? h.count : 0,
               deadLetters: byKind,
+              paused: paused
+                .filter((p) => p.topic === deps.requestTopic(op))
+                .map((p) => `${p.partition} (${p.reasons.join(', ')})`),
             },
           ];
         }),

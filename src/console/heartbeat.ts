@@ -34,8 +34,9 @@ export function startHeartbeat(
   };
 }
 
-export function redisStatusSource(redis: Redis, prefix: string): StatusSource {
+export function redisStatusSource(redis: Redis, prefix: string, lag: StatusSource['lag']): StatusSource {
   return {
+    lag,
     async replicas() {
       const keys: string[] = [];
       let cursor = '0';
@@ -52,6 +53,6 @@ export function redisStatusSource(redis: Redis, prefix: string): StatusSource {
 }
 
 /** One instance without Redis: its own figures only. */
-export function localStatusSource(figures: () => ReplicaFigures): StatusSource {
-  return { replicas: () => Promise.resolve([figures()]) };
+export function localStatusSource(figures: () => ReplicaFigures, lag: StatusSource['lag']): StatusSource {
+  return { replicas: () => Promise.resolve([figures()]), lag };
 }

@@ -5,7 +5,9 @@ import type { Logger } from 'pino';
 import type { Config, ConsoleTokens } from '../config.js';
 import { openClients, type AuditClients } from '../audit/clients.js';
 import { noProgress } from '../audit/progress.js';
+import { topicNames } from '../contract/operations.js';
 import { kafkaAuditLog } from './audit-log.js';
+import { consumerLag } from './lag.js';
 import { localStatusSource, redisStatusSource, startHeartbeat } from './heartbeat.js';
 import { registerConsole } from './index.js';
 import type { ReplicaFigures } from './status.js';
@@ -42,6 +44,8 @@ export async function startAdminServer(
     : async (): Promise<void> => {
         // no Redis: no heartbeat to stop
       };
+  const lag = (): Promise<Record<string, number>> =>
+    consumerLag(clients.admin, config.KAFKA_GROUP_ID, topicNames(config.TOPIC_PREFIX));
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024, requestTimeout: 120_000 });
   await registerConsole(app, {
     tokens,
@@ -55,7 +59,9 @@ export async function startAdminServer(
       },
     }),
     auditLog,
-    status: deps.redis ? redisStatusSource(deps.redis, config.TOPIC_PREFIX) : localStatusSource(deps.figures),
+    status: deps.redis
+      ? redisStatusSource(deps.redis, config.TOPIC_PREFIX, lag)
+      : localStatusSource(deps.figures, lag),
     logger,
     now: () => new Date(),
   });

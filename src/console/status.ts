@@ -18,6 +18,8 @@ export interface OperationFigures {
   callsThisHour: number;
   /** Dead letters of the last hour by error kind. */
   deadLetters: Record<string, number>;
+  /** `<partition> (<reasons>)` of this replica's paused request partitions. */
+  paused: string[];
 }
 
 export interface ReplicaFigures {
@@ -29,6 +31,8 @@ export interface ReplicaFigures {
 export interface StatusSource {
   /** The latest figures of every live replica. */
   replicas(): Promise<ReplicaFigures[]>;
+  /** Messages not yet committed by the service's group, per operation (one cluster-wide read). */
+  lag(): Promise<Record<string, number>>;
 }
 
 const HISTORY_MS = 15 * 60_000;
@@ -39,6 +43,7 @@ export interface OperationStatus extends Omit<OperationFigures, 'breaker' | 'cal
   breakers: string[];
   /** Calls per second over the last 15 minutes, oldest first. */
   chart: number[];
+  lag: number | null;
 }
 
 export function sumReplicas(
@@ -49,13 +54,19 @@ export function sumReplicas(
     for (const [operation, f] of Object.entries(replica.operations)) {
       const sum = total.get(operation);
       if (!sum) {
-        total.set(operation, { ...f, deadLetters: { ...f.deadLetters }, breakers: [f.breaker] });
+        total.set(operation, {
+          ...f,
+          deadLetters: { ...f.deadLetters },
+          paused: [...f.paused],
+          breakers: [f.breaker],
+        });
         continue;
       }
       sum.calls += f.calls;
       sum.inFlight = sum.inFlight === null || f.inFlight === null ? null : sum.inFlight + f.inFlight;
       sum.callsThisHour += f.callsThisHour;
       sum.breakers.push(f.breaker);
+      sum.paused.push(...f.paused);
       for (const [kind, n] of Object.entries(f.deadLetters))
         sum.deadLetters[kind] = (sum.deadLetters[kind] ?? 0) + n;
     }
@@ -66,7 +77,10 @@ export function sumReplicas(
 export function registerStatus(scope: FastifyInstance, deps: ConsoleDeps): void {
   const history: { at: number; calls: Map<string, number> }[] = [];
   const snapshot = async (): Promise<{ replicas: number; operations: OperationStatus[] }> => {
-    const replicas = await deps.status.replicas();
+    const [replicas, lag] = await Promise.all([
+      deps.status.replicas(),
+      deps.status.lag().catch(() => ({}) as Record<string, number>),
+    ]);
     const summed = sumReplicas(replicas);
     const now = deps.now().getTime();
     history.push({ at: now, calls: new Map([...summed].map(([op, f]) => [op, f.calls])) });
@@ -83,6 +97,8 @@ export function registerStatus(scope: FastifyInstance, deps: ConsoleDeps): void 
         spendCapPerHour: f.spendCapPerHour,
         callsThisHour: f.callsThisHour,
         deadLetters: f.deadLetters,
+        paused: f.paused,
+        lag: lag[operation] ?? null,
       };
     });
     return { replicas: replicas.length, operations };

@@ -38,6 +38,16 @@ export class PauseControl {
   }
 
   /** Forgets a partition that is no longer assigned. */
+  /** The paused partitions and why (the console's status page). */
+  paused(): { topic: string; partition: number; reasons: PauseReason[] }[] {
+    return [...this.reasons]
+      .filter(([, set]) => set.size > 0)
+      .map(([id, set]) => {
+        const [topic = '', partition = '0'] = id.split('\u0000');
+        return { topic, partition: Number(partition), reasons: [...set] };
+      });
+  }
+
   forget(topic: string, partition: number): void {
     this.reasons.delete(`${topic}\u0000${partition}`);
   }

@@ -315,6 +315,11 @@ export class Runtime {
     }
   }
 
+  /** The paused partitions and their reasons, for the console's status page. */
+  pausedPartitions(): { topic: string; partition: number; reasons: string[] }[] {
+    return this.pauses.paused();
+  }
+
   /** Pauses an operation's partitions until `resumeAt` (spend cap reached). */
   pauseOperationUntil(operation: Operation, resumeAt: number): void {
     const topic = this.deps.topics.request(operation);

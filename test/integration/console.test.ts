@@ -75,6 +75,26 @@ const request = (i: number): { requestId: string; params: { taxId: string } } =>
   params: { taxId: cpfFor('happy', 700 + i) },
 });
 
+/** The first `count` messages of a topic, as JSON. */
+async function readAll(topic: string, count: number): Promise<Record<string, unknown>[]> {
+  const consumer = kafka.consumer({ groupId: `${prefix}.audit-reader`, maxWaitTimeInMs: 100 });
+  const seen: Record<string, unknown>[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      eachMessage: ({ message }) => {
+        seen.push(JSON.parse(message.value?.toString() ?? 'null') as Record<string, unknown>);
+        return Promise.resolve();
+      },
+    });
+    await expect.poll(() => seen.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(count);
+    return seen.sort((a, b) => String(a.at).localeCompare(String(b.at)));
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
 async function logIn(page: Page, token: string): Promise<void> {
   await page.goto(`${base}/console/login`);
   await page.fill('input[name=token]', token);
@@ -159,6 +179,15 @@ describe('the console in a browser', () => {
     expect(await page.locator('.timeline').textContent()).toContain(names.result('lawsuits-summary'));
     await page.screenshot({ path: join(SHOTS, '8-trail.png'), fullPage: true });
     await page.close();
+
+    // The reveal and the redrive were audited, with no personal data.
+    const audit = await readAll(names.errors.replace(/\.errors$/, '.audit'), 2);
+    expect(audit.map((e) => [e.action, e.role, e.count])).toEqual([
+      ['reveal', 'operator', 1],
+      ['redrive', 'operator', 2],
+    ]);
+    const text = JSON.stringify(audit);
+    for (const r of failing) expect(text).not.toContain(r.params.taxId);
   });
 });
 

@@ -47,6 +47,8 @@
       tr.appendChild(chart);
       tr.appendChild(cell(o.inFlight === null ? '—' : String(o.inFlight)));
       tr.appendChild(cell(o.breakers.join(', ')));
+      tr.appendChild(cell(o.paused.join('; ') || '—', 'paused'));
+      tr.appendChild(cell(o.lag === null ? '—' : String(o.lag), 'lag'));
       tr.appendChild(
         cell(o.callsThisHour + ' / ' + (o.spendCapPerHour === null ? '—' : o.spendCapPerHour), 'hour'),
       );
