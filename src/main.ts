@@ -103,13 +103,13 @@ export async function startService(
       ]),
     );
     const breakerFor = (op: Operation): CircuitBreaker => breakers.get(op) ?? fail(`no breaker for ${op}`);
-    let runtimeRef: Runtime | undefined;
+    const runtimeRef: { current?: Runtime } = {};
     const figures = localFigures({
       replica: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
       metrics: createMetrics(),
       limits: config.limits,
       breakerFor,
-      paused: () => runtimeRef?.pausedPartitions() ?? [],
+      paused: () => runtimeRef.current?.pausedPartitions() ?? [],
       requestTopic: (op) => topics.request(op),
       now: () => Date.now(),
     });
@@ -180,7 +180,7 @@ export async function startService(
           logger.fatal({ err: error }, 'fatal');
         }),
     });
-    runtimeRef = runtime;
+    runtimeRef.current = runtime;
     limiters.on('spend-cap', (operation, resumeAt) => {
       logger.warn(
         { operation, resumeAt: new Date(resumeAt).toISOString() },

@@ -79,7 +79,7 @@ export function registerStatus(scope: FastifyInstance, deps: ConsoleDeps): void 
   const snapshot = async (): Promise<{ replicas: number; operations: OperationStatus[] }> => {
     const [replicas, lag] = await Promise.all([
       deps.status.replicas(),
-      deps.status.lag().catch(() => ({}) as Record<string, number>),
+      deps.status.lag().catch((): Record<string, number> => ({})),
     ]);
     const summed = sumReplicas(replicas);
     const now = deps.now().getTime();
