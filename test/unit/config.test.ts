@@ -43,11 +43,11 @@ describe('console settings', () => {
     expect(loadConfig({ ...base, CONSOLE_TOKEN: 'read-only-token-123456' }).console).toEqual({
       readOnly: 'read-only-token-123456',
     });
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const file = join(mkdtempSync(join(tmpdir(), 'console-token-')), 'token');
-    writeFileSync(file, 'operator-token-from-file\n');
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const os = await import('node:os');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'console-token-')), 'token');
+    fs.writeFileSync(file, 'operator-token-from-file\n');
     const config = loadConfig({
       ...base,
       CONSOLE_TOKEN: 'read-only-token-123456',
