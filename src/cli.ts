@@ -73,6 +73,7 @@ program
     out(
       `sandbox ${sandbox.url} · service http://127.0.0.1:${service.httpPort} · brokers ${config.KAFKA_BROKERS.join(',')}`,
     );
+    if (service.adminPort !== undefined) out(`console http://127.0.0.1:${service.adminPort}/console/`);
     const kafka = new Kafka({
       clientId: 'demo',
       brokers: [...config.KAFKA_BROKERS],
