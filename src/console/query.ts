@@ -4,8 +4,8 @@ import type { Window } from '../audit/window.js';
 
 /**
  * The dead-letter filters of the pages, as `replay` has them (operation, kind, key,
- * requestId) over a time window. An empty `to` is fixed to the time of the first page, so the
- * next pages list the same window.
+ * requestId) over a time window. An empty `to` means "up to now": the window read for the first
+ * page is kept a minute under the same query, so its next pages list the same messages.
  */
 export interface DeadLetterQuery {
   from: string;
@@ -26,7 +26,7 @@ export function readQuery(raw: Record<string, unknown>, now: Date): DeadLetterQu
   const from = text('from') || new Date(now.getTime() - 3600_000).toISOString();
   return {
     from,
-    to: text('to') || now.toISOString(),
+    to: text('to'),
     operation: text('operation'),
     kind: text('kind'),
     key: text('key'),
@@ -40,7 +40,7 @@ export function toCriteria(query: DeadLetterQuery): { window: Window; filter: Fi
   const window: Window = {
     kind: 'time',
     from: optionalTime('from', query.from),
-    to: optionalTime('to', query.to),
+    to: optionalTime('to', query.to || undefined),
   };
   const filter = parseFilter({
     operation: list(query.operation),

@@ -69,8 +69,11 @@ function chosenOf(body: Body): Chosen {
   const raw = body.deadLetter;
   const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   const fields = Object.fromEntries(Object.entries(body).filter(([, v]) => typeof v === 'string'));
+  const query = readQuery(fields, new Date());
+  // The run confirmed must be the one listed: fix the window's end at the dry run.
+  if (query.to === '') query.to = new Date().toISOString();
   return {
-    query: readQuery(fields, new Date()),
+    query,
     deadLetters: list.filter((v) => /^\d+\/\d+$/.test(v)),
   };
 }

@@ -36,6 +36,7 @@ export interface StatusSource {
 }
 
 const HISTORY_MS = 15 * 60_000;
+const SAMPLE_MS = 5_000;
 
 export interface OperationStatus extends Omit<OperationFigures, 'breaker' | 'calls'> {
   operation: string;
@@ -76,15 +77,34 @@ export function sumReplicas(
 
 export function registerStatus(scope: FastifyInstance, deps: ConsoleDeps): void {
   const history: { at: number; calls: Map<string, number> }[] = [];
+  const record = (summed: ReturnType<typeof sumReplicas>): void => {
+    const now = deps.now().getTime();
+    history.push({ at: now, calls: new Map([...summed].map(([op, f]) => [op, f.calls])) });
+    while (history.length > 1 && (history[0]?.at ?? now) < now - HISTORY_MS) history.shift();
+  };
+  // Sampled with or without viewers, so the chart has its 15 minutes when a page opens.
+  const sampler = setInterval(() => {
+    deps.status.replicas().then(
+      (replicas) => {
+        record(sumReplicas(replicas));
+      },
+      (error: unknown) => {
+        deps.logger.warn({ err: error }, 'status sample failed');
+      },
+    );
+  }, SAMPLE_MS);
+  sampler.unref();
+  scope.addHook('onClose', (_instance, done) => {
+    clearInterval(sampler);
+    done();
+  });
   const snapshot = async (): Promise<{ replicas: number; operations: OperationStatus[] }> => {
     const [replicas, lag] = await Promise.all([
       deps.status.replicas(),
       deps.status.lag().catch((): Record<string, number> => ({})),
     ]);
     const summed = sumReplicas(replicas);
-    const now = deps.now().getTime();
-    history.push({ at: now, calls: new Map([...summed].map(([op, f]) => [op, f.calls])) });
-    while (history.length > 1 && (history[0]?.at ?? now) < now - HISTORY_MS) history.shift();
+    record(summed);
     const operations = [...summed].map(([operation, f]) => {
       const chart = rates(history, operation);
       return {
