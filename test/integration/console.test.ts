@@ -240,6 +240,24 @@ describe('console refusals', () => {
     expect(redrive.status).toBe(403);
   });
 
+  it('refuses an operator action without its CSRF token (403), and takes it with one', async () => {
+    const session = cookiesOf(await login(OPERATOR_TOKEN));
+    const pageResponse = await fetch(`${base}/console/redrive`, { headers: { cookie: session } });
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec(await pageResponse.text())?.[1] ?? '';
+    const cookie = [session, cookiesOf(pageResponse)].join('; ');
+    const reveal = (fields: Record<string, string>): Promise<Response> =>
+      fetch(`${base}/console/dead-letters/0/0/reveal`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const without = await reveal({});
+    expect(without.status).toBe(403);
+    expect(await without.text()).toContain('csrf');
+    expect((await reveal({ _csrf: 'forged' })).status).toBe(403);
+    expect((await reveal({ _csrf: csrf })).status).toBe(200);
+  });
+
   it('serves nothing of the console on the public port', async () => {
     const publicBase = `http://127.0.0.1:${String(running.service.httpPort)}`;
     for (const path of ['/console', '/console/login', '/console/status', '/console/assets/console.js']) {
