@@ -98,6 +98,7 @@ program
     out(
       `sandbox ${sandbox.url} · service http://127.0.0.1:${service.httpPort} · admin http://127.0.0.1:${service.adminPort} · brokers ${config.KAFKA_BROKERS.join(',')}`,
     );
+    if (config.console) out(`console http://127.0.0.1:${service.adminPort}/console/`);
     const kafka = new Kafka({
       clientId: 'demo',
       brokers: [...config.KAFKA_BROKERS],

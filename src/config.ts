@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
@@ -27,6 +28,11 @@ const bool = (fallback: boolean) =>
     .transform((v) => v === 'true' || v === '1');
 const url = z.url({ protocol: /^https?$/ });
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
+
+const consoleToken = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z.string().min(16, 'must be at least 16 characters').optional(),
+);
 
 const operationLimit = z.strictObject({
   ratePerSecond: z.number().positive().optional(),
@@ -154,6 +160,12 @@ const envSchema = z.object({
   /** http to the vendor is for the sandbox and tests only: the API key and personal data travel on it. */
   ALLOW_INSECURE_VENDOR: bool(false),
   ...transportEnvShape,
+  /** The console is off unless a read-only token is given, in the variable or a file. */
+  CONSOLE_TOKEN: consoleToken,
+  CONSOLE_TOKEN_FILE: z.string().min(1).optional(),
+  /** The operator token may also reveal personal data and redrive. */
+  CONSOLE_OPERATOR_TOKEN: consoleToken,
+  CONSOLE_OPERATOR_TOKEN_FILE: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -170,9 +182,19 @@ export interface TransportSecurity {
   registryAuth: Readonly<RegistryAuth> | undefined;
 }
 
+/** The console's tokens; the console is off when absent. */
+export interface ConsoleTokens {
+  readOnly: string;
+  operator?: string;
+}
+
+type TokenSettings =
+  'CONSOLE_TOKEN' | 'CONSOLE_TOKEN_FILE' | 'CONSOLE_OPERATOR_TOKEN' | 'CONSOLE_OPERATOR_TOKEN_FILE';
+
 export type Config = Readonly<
-  Omit<Env, 'VENDOR_LIMITS'> & {
+  Omit<Env, 'VENDOR_LIMITS' | TokenSettings> & {
     limits: Readonly<Record<Operation, Readonly<OperationLimits>>>;
+    console: Readonly<ConsoleTokens> | undefined;
   } & TransportSecurity
 >;
 
@@ -185,7 +207,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const detail = issue?.path.slice(1).join('.');
     throw new ConfigError(setting, `${detail ? `${detail}: ` : ''}${issue?.message ?? 'invalid'}`);
   }
-  const { VENDOR_LIMITS, ...rest } = parsed.data;
+  const {
+    VENDOR_LIMITS,
+    CONSOLE_TOKEN,
+    CONSOLE_TOKEN_FILE,
+    CONSOLE_OPERATOR_TOKEN,
+    CONSOLE_OPERATOR_TOKEN_FILE,
+    ...rest
+  } = parsed.data;
+  const consoleTokens = readConsoleTokens({
+    CONSOLE_TOKEN,
+    CONSOLE_TOKEN_FILE,
+    CONSOLE_OPERATOR_TOKEN,
+    CONSOLE_OPERATOR_TOKEN_FILE,
+  });
   const limits = Object.fromEntries(
     OPERATIONS.map((op) => {
       const override = VENDOR_LIMITS[op] ?? {};
@@ -217,7 +252,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // publish the same search's event.
     throw new ConfigError('VEHICLE_SEARCH_CLAIM_TTL_MS', 'must be greater than VENDOR_TIMEOUT_MS');
   }
-  return Object.freeze({ ...rest, limits: Object.freeze(limits), ...transportSecurity(rest) });
+  return Object.freeze({
+    ...rest,
+    limits: Object.freeze(limits),
+    console: consoleTokens,
+    ...transportSecurity(rest),
+  });
 }
 
 function transportSecurity(env: Parameters<typeof kafkaSecurity>[0]): TransportSecurity {
@@ -235,6 +275,46 @@ export function otlpTracesEndpoint(config: Config): string | undefined {
   if (config.OTEL_EXPORTER_OTLP_ENDPOINT)
     return `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces`;
   return config.OTEL_TRACES_EXPORTER === 'otlp' ? 'http://localhost:4318/v1/traces' : undefined;
+}
+
+function readConsoleTokens(env: Pick<Env, TokenSettings>): Readonly<ConsoleTokens> | undefined {
+  const readOnly = tokenOf('CONSOLE_TOKEN', env.CONSOLE_TOKEN, env.CONSOLE_TOKEN_FILE);
+  const operator = tokenOf(
+    'CONSOLE_OPERATOR_TOKEN',
+    env.CONSOLE_OPERATOR_TOKEN,
+    env.CONSOLE_OPERATOR_TOKEN_FILE,
+  );
+  if (readOnly === undefined) {
+    if (operator !== undefined)
+      throw new ConfigError('CONSOLE_TOKEN', 'is required with CONSOLE_OPERATOR_TOKEN');
+    return undefined;
+  }
+  if (operator === readOnly) {
+    throw new ConfigError(
+      'CONSOLE_OPERATOR_TOKEN',
+      'must differ from CONSOLE_TOKEN (they grant different roles)',
+    );
+  }
+  return Object.freeze(operator === undefined ? { readOnly } : { readOnly, operator });
+}
+
+function tokenOf(setting: string, value: string | undefined, file: string | undefined): string | undefined {
+  if (value !== undefined && file !== undefined) {
+    throw new ConfigError(setting, `set either ${setting} or ${setting}_FILE, not both`);
+  }
+  if (file === undefined) return value;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new ConfigError(
+      `${setting}_FILE`,
+      `cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  if (text.length < 16)
+    throw new ConfigError(`${setting}_FILE`, 'must hold a token of at least 16 characters');
+  return text;
 }
 
 /**

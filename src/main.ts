@@ -1,4 +1,6 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
@@ -10,6 +12,8 @@ import { Runtime } from './consumers/runtime.js';
 import { jsonSchemasByTopic } from './contract/json-schemas.js';
 import { OPERATIONS, topicNames, type Operation } from './contract/operations.js';
 import { parseParams } from './contract/params.js';
+import { localFigures } from './console/figures.js';
+import { attachConsole } from './console/server.js';
 import { createHandlers } from './handlers/index.js';
 import { createLimiters } from './limits/index.js';
 import { boundPort, createAdminServer, createPublicServer } from './observability/http-server.js';
@@ -115,14 +119,14 @@ export async function startService(
       logger,
     });
     closers.unshift(() => limiters.close());
-    const metrics = createMetrics();
+    const serviceMetrics = createMetrics();
     const tracing = createTracing({
       serviceName: config.OTEL_SERVICE_NAME,
       otlpTracesEndpoint: otlpTracesEndpoint(config),
       exporter: options.spanExporter,
     });
     if (tracing) closers.push(() => tracing.shutdown());
-    const limiterOf = instrumentLimiters((op) => limiters.get(op), metrics);
+    const limiterOf = instrumentLimiters((op) => limiters.get(op), serviceMetrics);
     const breakers = new Map<Operation, CircuitBreaker>(
       OPERATIONS.map((op) => [
         op,
@@ -133,7 +137,18 @@ export async function startService(
       ]),
     );
     const breakerFor = (op: Operation): CircuitBreaker => breakers.get(op) ?? fail(`no breaker for ${op}`);
-    for (const op of OPERATIONS) watchBreaker(op, breakerFor(op), metrics);
+    for (const op of OPERATIONS) watchBreaker(op, breakerFor(op), serviceMetrics);
+    const runtimeRef: { current?: Runtime } = {};
+    const figures = localFigures({
+      replica: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+      metrics: serviceMetrics,
+      limits: config.limits,
+      breakerFor,
+      paused: () => runtimeRef.current?.pausedPartitions() ?? [],
+      requestTopic: (op) => topics.request(op),
+      now: () => Date.now(),
+    });
+    const { metrics } = figures;
     const output = {
       codec,
       topics,
@@ -141,6 +156,8 @@ export async function startService(
       resultMaxBytes: config.RESULT_MAX_BYTES,
       now: () => new Date(),
     };
+    // The console's figures count each call its limiter starts.
+    const countedLimiters = new Map(OPERATIONS.map((op) => [op, figures.counted(op, limiterOf[op])]));
     const tracker = createTracker(config, logger, {
       kafka,
       admin,
@@ -184,7 +201,7 @@ export async function startService(
             }),
             metrics,
           ),
-          limiterFor: (op) => limiterOf[op],
+          limiterFor: (op) => countedLimiters.get(op) ?? limiterOf[op],
           breakerFor,
           idempotency: instrumentIdempotency(
             redis
@@ -235,6 +252,7 @@ export async function startService(
       },
     });
     closers.unshift(stopMetrics);
+    runtimeRef.current = runtime;
     limiters.on('spend-cap', (operation, resumeAt) => {
       logger.warn(
         { operation, resumeAt: new Date(resumeAt).toISOString() },
@@ -247,6 +265,15 @@ export async function startService(
       metrics: metrics.registry,
       isReady: () => ready && (redis === undefined || redisReady(redis)),
     });
+    if (config.console) {
+      const closeConsole = await attachConsole(adminHttp, config, config.console, {
+        kafka,
+        redis,
+        logger,
+        figures: () => figures.snapshot(),
+      });
+      closers.unshift(closeConsole);
+    }
     await adminHttp.listen({ host: config.ADMIN_HOST, port: config.ADMIN_PORT });
     closers.unshift(() => adminHttp.close());
     const http: FastifyInstance = createPublicServer({

@@ -15,6 +15,8 @@ export interface FilterCriteria {
   /** `error.kind` of dead letters. */
   errorKinds?: readonly string[] | undefined;
   keys?: readonly string[] | undefined;
+  /** Messages by coordinates, `<topic>/<partition>/<offset>` (the console's one-by-one choice). */
+  coordinates?: readonly string[] | undefined;
 }
 
 export type RecordFilter = (record: DecodedRecord) => boolean;
@@ -32,6 +34,7 @@ export function buildFilter(topics: TopicNames, criteria: FilterCriteria): Recor
   add(criteria.statuses, (r) => member(r.value, 'status'));
   add(criteria.errorKinds, (r) => member(member(r.value, 'error'), 'kind'));
   add(criteria.keys, (r) => r.key);
+  add(criteria.coordinates, (r) => `${r.source.topic}/${r.source.partition}/${r.source.offset}`);
   return (record) => checks.every((check) => check(record));
 }
 

@@ -3,9 +3,9 @@ import type { FilterCriteria } from './filters.js';
 import { toAuditLine, type LineSink } from './jsonl.js';
 import type { DecodedRecord } from './records.js';
 import { openRepublisher, type Republisher } from './republish.js';
-import { namesOf, scan, type AuditContext, type ScanSummary } from './scan.js';
+import { readTrail } from './collect.js';
+import { scan, type AuditContext, type ScanSummary } from './scan.js';
 import type { TopicSelection } from './topics.js';
-import { trailComparator } from './trail.js';
 import type { Window } from './window.js';
 
 /**
@@ -54,21 +54,18 @@ export async function runReplay(ctx: AuditContext, options: ReplayOptions): Prom
     }
     written += 1;
   };
-  const trail: DecodedRecord[] = [];
   try {
+    if (options.trail) {
+      const { records, summary } = await readTrail(ctx, options.window, options.filter);
+      for (const record of records) await emit(record);
+      return { ...summary, written };
+    }
     const summary = await scan(ctx, {
       selection: options.selection,
       window: options.window,
       filter: options.filter,
-      onMatch: options.trail
-        ? (record) => {
-            trail.push(record);
-            return Promise.resolve();
-          }
-        : emit,
+      onMatch: emit,
     });
-    trail.sort(trailComparator(namesOf(ctx)));
-    for (const record of trail) await emit(record);
     return { ...summary, written };
   } finally {
     await publisher?.close();

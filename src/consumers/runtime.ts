@@ -373,6 +373,18 @@ export class Runtime {
     };
   }
 
+  /** The paused partitions and their reasons, for the console's status page. */
+  pausedPartitions(): { topic: string; partition: number; reasons: string[] }[] {
+    const byPartition = new Map<string, { topic: string; partition: number; reasons: string[] }>();
+    for (const { topic, partition, reason } of this.pauses.paused()) {
+      const id = `${topic}\u0000${partition}`;
+      const entry = byPartition.get(id) ?? { topic, partition, reasons: [] };
+      entry.reasons.push(reason);
+      byPartition.set(id, entry);
+    }
+    return [...byPartition.values()];
+  }
+
   /** Pauses an operation's partitions until `resumeAt` (spend cap reached). */
   pauseOperationUntil(operation: Operation, resumeAt: number): void {
     const topic = this.deps.topics.request(operation);

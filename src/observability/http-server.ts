@@ -13,10 +13,12 @@ export interface AdminServerDeps {
 }
 
 export function createAdminServer(deps: AdminServerDeps): FastifyInstance {
+  // The operator console shares this listener: its forms (a redrive's selection) need more
+  // than a probe does, and a redrive answers once its dry run has read its window.
   const app = Fastify({
     logger: false,
-    bodyLimit: 16 * 1024,
-    requestTimeout: 10_000,
+    bodyLimit: 64 * 1024,
+    requestTimeout: 120_000,
     connectionTimeout: 10_000,
   });
   app.get('/healthz', () => ({ status: 'ok' }));

@@ -28,6 +28,8 @@ export function contractTopics(topics: TopicNames, settings: TopicSettings): ITo
     ...OPERATIONS.map((op) => make(topics.result(op), settings.outputRetentionMs, true)),
     make(topics.errors, settings.outputRetentionMs, true),
     make(topics.vehicleSearchEvents, settings.outputRetentionMs, true),
+    // The console's audit events (reveal, redrive): kept like the outputs, for audits.
+    make(`${topics.errors.slice(0, -'.errors'.length)}.audit`, settings.outputRetentionMs, false),
   ];
 }
 

@@ -38,3 +38,42 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...base, ...override })).toThrow(message);
   });
 });
+
+describe('console settings', () => {
+  it('is off without a token, and takes tokens from variables or files', async () => {
+    expect(loadConfig(base).console).toBeUndefined();
+    expect(loadConfig({ ...base, CONSOLE_TOKEN: 'read-only-token-123456' }).console).toEqual({
+      readOnly: 'read-only-token-123456',
+    });
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const os = await import('node:os');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'console-token-')), 'token');
+    fs.writeFileSync(file, 'operator-token-from-file\n');
+    const config = loadConfig({
+      ...base,
+      CONSOLE_TOKEN: 'read-only-token-123456',
+      CONSOLE_OPERATOR_TOKEN_FILE: file,
+    });
+    expect(config.console).toEqual({
+      readOnly: 'read-only-token-123456',
+      operator: 'operator-token-from-file',
+    });
+  });
+
+  it.each([
+    [{ CONSOLE_TOKEN: 'short' }, /^CONSOLE_TOKEN: must be at least 16/],
+    [
+      { CONSOLE_OPERATOR_TOKEN: 'operator-token-1234567' },
+      /^CONSOLE_TOKEN: is required with CONSOLE_OPERATOR_TOKEN/,
+    ],
+    [
+      { CONSOLE_TOKEN: 'same-token-123456789', CONSOLE_OPERATOR_TOKEN: 'same-token-123456789' },
+      /^CONSOLE_OPERATOR_TOKEN: must differ/,
+    ],
+    [{ CONSOLE_TOKEN_FILE: '/nonexistent/console-token' }, /^CONSOLE_TOKEN_FILE: cannot be read/],
+    [{ CONSOLE_TOKEN: 'read-only-token-123456', CONSOLE_TOKEN_FILE: '/x' }, /^CONSOLE_TOKEN: set either/],
+  ])('refuses %o', (env, message) => {
+    expect(() => loadConfig({ ...base, ...env })).toThrow(message);
+  });
+});

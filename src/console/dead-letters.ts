@@ -1,0 +1,168 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { collectMatches, readOne } from '../audit/collect.js';
+import { AuditError } from '../audit/errors.js';
+import { member, type DecodedRecord } from '../audit/records.js';
+import { namesOf } from '../audit/scan.js';
+import { OPERATIONS } from '../contract/operations.js';
+import { ERROR_KINDS } from '../errors.js';
+import { requireOperator, roleOf } from './auth.js';
+import type { ConsoleDeps } from './index.js';
+import { page } from './index.js';
+import { maskKey, maskValue } from './mask.js';
+import { QUERY_FIELDS, queryString, readQuery, toCriteria, type DeadLetterQuery } from './query.js';
+
+/**
+ * Dead letters: a window of `<prefix>.errors` with replay's filters, newest first, a page at a
+ * time; one dead letter in full, masked until an operator reveals it (audited). A window is
+ * read once and kept a minute, so paging does not read it again.
+ */
+export const PAGE_SIZE = 50;
+const CACHE_MS = 60_000;
+
+export interface DeadLetterRow {
+  at: string;
+  partition: number;
+  offset: string;
+  requestId: string | null;
+  operation: string;
+  kind: string;
+  reason: string;
+  key: string | null;
+}
+
+function textOf(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+export function rowOf(record: DecodedRecord): DeadLetterRow {
+  const error = member(record.value, 'error');
+  const requestId = member(record.value, 'requestId');
+  return {
+    at: new Date(record.source.timestamp).toISOString(),
+    partition: record.source.partition,
+    offset: record.source.offset,
+    requestId: typeof requestId === 'string' ? requestId : null,
+    operation: textOf(member(record.value, 'operation'), '?'),
+    kind: textOf(member(error, 'kind'), record.error === undefined ? '?' : 'undecodable'),
+    reason: maskValue(textOf(member(error, 'message'), record.error ?? ''), 'reason') as string,
+    key: maskKey(record.key),
+  };
+}
+
+export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): void {
+  const cache = new Map<string, { rows: DeadLetterRow[]; at: number }>();
+  const list = async (query: DeadLetterQuery): Promise<DeadLetterRow[]> => {
+    const key = queryString(query);
+    const hit = cache.get(key);
+    if (hit && deps.now().getTime() - hit.at < CACHE_MS) return hit.rows;
+    const rows = (await readDeadLetters(deps, query)).map(rowOf).reverse();
+    for (const [k, v] of cache) if (deps.now().getTime() - v.at >= CACHE_MS) cache.delete(k);
+    cache.set(key, { rows, at: deps.now().getTime() });
+    return rows;
+  };
+  scope.get<{ Querystring: Record<string, string> }>('/dead-letters', async (request, reply) => {
+    const query = readQuery(request.query, deps.now());
+    const pageNo = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1);
+    const view = {
+      query,
+      pageNo,
+      pageSize: PAGE_SIZE,
+      operations: OPERATIONS,
+      kinds: ERROR_KINDS,
+      queryString,
+    };
+    try {
+      const rows = await list(query);
+      const shown = rows.slice((pageNo - 1) * PAGE_SIZE, pageNo * PAGE_SIZE);
+      return await page(request, reply, 'dead-letters', {
+        ...view,
+        rows: shown,
+        total: rows.length,
+        error: undefined,
+      });
+    } catch (error) {
+      return failed(request, reply, 'dead-letters', { ...view, rows: [], total: 0 }, error);
+    }
+  });
+  scope.get<{ Params: { partition: string; offset: string } }>(
+    '/dead-letters/:partition/:offset',
+    (request, reply) => showOne(request, reply, deps, false),
+  );
+  scope.post<{ Params: { partition: string; offset: string } }>(
+    '/dead-letters/:partition/:offset/reveal',
+    { preHandler: [scope.csrfProtection.bind(scope), requireOperator] },
+    async (request, reply) => {
+      const { partition, offset } = request.params;
+      await deps.auditLog.write({
+        action: 'reveal',
+        role: roleOf(request),
+        target: { deadLetter: `${namesOf(deps.audit()).errors}/${partition}/${offset}` },
+        count: 1,
+        at: deps.now().toISOString(),
+      });
+      return showOne(request, reply, deps, true);
+    },
+  );
+}
+
+async function readDeadLetters(deps: ConsoleDeps, query: DeadLetterQuery): Promise<DecodedRecord[]> {
+  const { window, filter } = toCriteria(query);
+  try {
+    const { records } = await collectMatches(deps.audit(), {
+      selection: { kinds: ['errors'] },
+      window,
+      filter,
+    });
+    return records;
+  } catch (error) {
+    if (error instanceof AuditError && error.code === 'EMPTY_WINDOW') return [];
+    throw error;
+  }
+}
+
+async function showOne(
+  request: FastifyRequest<{ Params: { partition: string; offset: string } }>,
+  reply: FastifyReply,
+  deps: ConsoleDeps,
+  revealed: boolean,
+): Promise<FastifyReply> {
+  const partition = Number.parseInt(request.params.partition, 10);
+  const offset = Number.parseInt(request.params.offset, 10);
+  if (!Number.isSafeInteger(partition) || !Number.isSafeInteger(offset)) {
+    return reply.code(400).type('text/plain').send('bad coordinates');
+  }
+  const ctx = deps.audit();
+  const record = await readOne(ctx, { topic: namesOf(ctx).errors, partition, offset }).catch(
+    (error: unknown) => {
+      if (error instanceof AuditError) return undefined;
+      throw error;
+    },
+  );
+  if (!record) return reply.code(404).type('text/plain').send('no dead letter at these coordinates');
+  const value = revealed ? record.value : maskValue(record.value);
+  return page(request, reply, 'dead-letter', {
+    row: rowOf(record),
+    key: revealed ? record.key : maskKey(record.key),
+    revealed,
+    reason: member(value, 'error'),
+    origin: member(value, 'origin'),
+    requestBody: member(value, 'request'),
+    attempts: member(value, 'attempts'),
+    failedAt: member(value, 'failedAt'),
+    undecodable: record.error,
+  });
+}
+
+export function failed(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  view: string,
+  data: Record<string, unknown>,
+  error: unknown,
+): FastifyReply {
+  if (!(error instanceof AuditError)) throw error;
+  reply.code(error.code === 'BAD_ARGUMENTS' ? 400 : 502);
+  return page(request, reply, view, { ...data, error: error.message });
+}
+
+export { QUERY_FIELDS };

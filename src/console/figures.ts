@@ -1,0 +1,97 @@
+import type { CircuitBreaker } from '../consumers/circuit-breaker.js';
+import type { OperationLimits } from '../config.js';
+import { OPERATIONS, type Operation } from '../contract/operations.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import type { ScheduleLimiter } from '../limits/types.js';
+import type { ReplicaFigures } from './status.js';
+
+/**
+ * This replica's figures for the status page, counted where the metrics are: every vendor call
+ * and every dead letter passes through ServiceMetrics, so wrapping it sees them all.
+ */
+export interface LocalFigures {
+  metrics: ServiceMetrics;
+  /** The limiter with each call it starts counted (calls, calls this hour, in flight). */
+  counted(operation: Operation, limiter: ScheduleLimiter): ScheduleLimiter;
+  snapshot(): ReplicaFigures;
+}
+
+const HOUR_MS = 3600_000;
+
+export function localFigures(deps: {
+  replica: string;
+  metrics: ServiceMetrics;
+  limits: Readonly<Record<Operation, Readonly<OperationLimits>>>;
+  breakerFor: (operation: Operation) => CircuitBreaker;
+  /** The runtime's paused partitions (set once the runtime exists). */
+  paused: () => { topic: string; partition: number; reasons: string[] }[];
+  requestTopic: (operation: Operation) => string;
+  now: () => number;
+}): LocalFigures {
+  const calls = new Map<Operation, number>();
+  const inFlight = new Map<Operation, number>();
+  const hourly = new Map<Operation, { hour: number; count: number }>();
+  /** Dead letters by minute, for a sliding last hour. */
+  const deadLetters: { at: number; operation: Operation; kind: string }[] = [];
+  const metrics: ServiceMetrics = {
+    ...deps.metrics,
+    registry: deps.metrics.registry,
+    outcome(operation, kind, status) {
+      if (kind === 'error') deadLetters.push({ at: deps.now(), operation, kind: status });
+      deps.metrics.outcome(operation, kind, status);
+    },
+  };
+  const started = (operation: Operation): void => {
+    calls.set(operation, (calls.get(operation) ?? 0) + 1);
+    inFlight.set(operation, (inFlight.get(operation) ?? 0) + 1);
+    const hour = Math.floor(deps.now() / HOUR_MS);
+    const h = hourly.get(operation);
+    hourly.set(operation, h && h.hour === hour ? { hour, count: h.count + 1 } : { hour, count: 1 });
+  };
+  return {
+    metrics,
+    counted: (operation, limiter) => ({
+      backoff: (ms) => {
+        limiter.backoff(ms);
+      },
+      schedule: (fn, options) =>
+        limiter.schedule(async () => {
+          started(operation);
+          try {
+            return await fn();
+          } finally {
+            inFlight.set(operation, (inFlight.get(operation) ?? 1) - 1);
+          }
+        }, options),
+    }),
+    snapshot() {
+      const now = deps.now();
+      while ((deadLetters[0]?.at ?? now) < now - HOUR_MS) deadLetters.shift();
+      const hour = Math.floor(now / HOUR_MS);
+      const paused = deps.paused();
+      const operations = Object.fromEntries(
+        OPERATIONS.map((op) => {
+          const byKind: Record<string, number> = {};
+          for (const d of deadLetters) if (d.operation === op) byKind[d.kind] = (byKind[d.kind] ?? 0) + 1;
+          const h = hourly.get(op);
+          return [
+            op,
+            {
+              calls: calls.get(op) ?? 0,
+              inFlight: inFlight.get(op) ?? 0,
+              breaker: deps.breakerFor(op).state,
+              ratePerSecond: deps.limits[op].ratePerSecond,
+              spendCapPerHour: deps.limits[op].spendCapPerHour ?? null,
+              callsThisHour: h && h.hour === hour ? h.count : 0,
+              deadLetters: byKind,
+              paused: paused
+                .filter((p) => p.topic === deps.requestTopic(op))
+                .map((p) => `${p.partition} (${p.reasons.join(', ')})`),
+            },
+          ];
+        }),
+      );
+      return { replica: deps.replica, at: now, operations };
+    },
+  };
+}

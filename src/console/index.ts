@@ -1,0 +1,119 @@
+import { fileURLToPath } from 'node:url';
+import fastifyCookie from '@fastify/cookie';
+import fastifyCsrf from '@fastify/csrf-protection';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyView from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { ConsoleTokens } from '../config.js';
+import type { AuditContext } from '../audit/scan.js';
+import type { AuditLog } from './audit-log.js';
+import { SESSION_COOKIE, createSessions, roleOf, type Sessions } from './auth.js';
+import { registerAssets } from './assets.js';
+import { registerDeadLetters } from './dead-letters.js';
+import { registerRedrive } from './redrive.js';
+import { registerStatus, type StatusSource } from './status.js';
+import { registerTrail } from './trail.js';
+
+/**
+ * The operator console: server-rendered pages over the audit code (dead letters, trails,
+ * redrive) and the replicas' heartbeats (status). Mounted under /console on the admin listener
+ * only; every route but login and the static assets needs a session.
+ */
+export interface ConsoleDeps {
+  tokens: ConsoleTokens;
+  prefix: string;
+  /** A context for one read: the audit CLI's clients, opened once by the caller. */
+  audit(): AuditContext;
+  auditLog: AuditLog;
+  status: StatusSource;
+  logger: Logger;
+  now(): Date;
+  /** Mark cookies Secure (the listener is behind TLS). */
+  secureCookies?: boolean;
+}
+
+export const CONSOLE_PREFIX = '/console';
+
+export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+  await app.register(
+    async (scope) => {
+      const sessions = createSessions(deps.tokens, () => deps.now());
+      await scope.register(fastifyCookie);
+      await scope.register(fastifyFormbody);
+      await scope.register(fastifyCsrf, {
+        cookieKey: 'vg_console_csrf',
+        cookieOpts: {
+          path: CONSOLE_PREFIX,
+          httpOnly: true,
+          sameSite: 'strict',
+          secure: deps.secureCookies === true,
+        },
+      });
+      await scope.register(fastifyView, {
+        engine: { eta: new Eta({ autoEscape: true }) },
+        root: fileURLToPath(new URL('./views', import.meta.url)),
+        viewExt: 'eta',
+      });
+      registerAssets(scope);
+      registerLogin(scope, sessions, deps);
+      scope.addHook('preHandler', async (request, reply) => {
+        if (isPublic(request)) return;
+        const role = sessions.get(request.cookies[SESSION_COOKIE]);
+        if (role === undefined) {
+          await reply.code(401).view('login', { error: undefined, csrf: undefined, role: undefined });
+          return;
+        }
+        request.consoleRole = role;
+      });
+      scope.get('/', (_request, reply) => reply.redirect(`${CONSOLE_PREFIX}/status`, 303));
+      registerStatus(scope, deps);
+      registerDeadLetters(scope, deps);
+      registerTrail(scope, deps);
+      registerRedrive(scope, deps);
+    },
+    { prefix: CONSOLE_PREFIX },
+  );
+}
+
+function isPublic(request: FastifyRequest): boolean {
+  const path = request.routeOptions.url ?? '';
+  return path === `${CONSOLE_PREFIX}/login` || path.startsWith(`${CONSOLE_PREFIX}/assets/`);
+}
+
+function registerLogin(scope: FastifyInstance, sessions: Sessions, deps: ConsoleDeps): void {
+  const cookie = {
+    path: CONSOLE_PREFIX,
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure: deps.secureCookies === true,
+  };
+  scope.get('/login', (_request, reply) => reply.view('login', { error: undefined, role: undefined }));
+  scope.post<{ Body: { token?: string } }>('/login', async (request, reply) => {
+    const role = sessions.roleOf(request.body.token ?? '');
+    if (role === undefined) {
+      deps.logger.warn('console login refused: wrong token');
+      return reply.code(401).view('login', { error: 'That token was refused.', role: undefined });
+    }
+    sessions.close(request.cookies[SESSION_COOKIE]);
+    reply.setCookie(SESSION_COOKIE, sessions.open(role), { ...cookie, maxAge: 8 * 3600 });
+    deps.logger.info({ role }, 'console login');
+    return reply.redirect(`${CONSOLE_PREFIX}/status`, 303);
+  });
+  scope.post('/logout', { preHandler: scope.csrfProtection.bind(scope) }, async (request, reply) => {
+    sessions.close(request.cookies[SESSION_COOKIE]);
+    reply.clearCookie(SESSION_COOKIE, cookie);
+    return reply.redirect(`${CONSOLE_PREFIX}/login`, 303);
+  });
+}
+
+/** Every page gets the role (what to offer) and a CSRF token (for its forms). */
+export function page(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  view: string,
+  data: Record<string, unknown>,
+): FastifyReply {
+  return reply.view(view, { ...data, role: roleOf(request), csrf: reply.generateCsrf() });
+}

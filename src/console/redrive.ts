@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { AuditError } from '../audit/errors.js';
+import type { FilterCriteria } from '../audit/filters.js';
+import type { LineSink } from '../audit/jsonl.js';
+import { runRedrive } from '../audit/run-redrive.js';
+import { namesOf } from '../audit/scan.js';
+import { requireOperator, roleOf } from './auth.js';
+import { failed } from './dead-letters.js';
+import type { ConsoleDeps } from './index.js';
+import { page } from './index.js';
+import { readQuery, toCriteria, type DeadLetterQuery } from './query.js';
+
+/**
+ * Redrive from the console: `redrive`'s library call, first as a dry run that lists what
+ * would go, then — confirmed — for real, its lines shown as they come. The same rule holds:
+ * a request keeps its requestId, so one that was in fact paid reuses its outcome.
+ */
+type Body = Record<string, string | string[] | undefined>;
+
+interface Job {
+  id: string;
+  state: 'running' | 'done' | 'failed';
+  lines: Record<string, unknown>[];
+  error?: string;
+  summary?: { redriven: number; skipped: number; read: number };
+}
+
+export function registerRedrive(scope: FastifyInstance, deps: ConsoleDeps): void {
+  const jobs = new Map<string, Job>();
+  const guarded = { preHandler: [scope.csrfProtection.bind(scope), requireOperator] };
+  scope.get('/redrive', (request, reply) => page(request, reply, 'redrive', {}));
+  scope.post<{ Body: Body }>('/redrive/plan', guarded, async (request, reply) => {
+    const chosen = chosenOf(request.body);
+    const view = { query: chosen.query, chosen: chosen.deadLetters, lines: [] as unknown[] };
+    try {
+      const lines = await dryRun(deps, chosen);
+      return await page(request, reply, 'redrive-plan', { ...view, lines, error: undefined });
+    } catch (error) {
+      return failed(request, reply, 'redrive-plan', view, error);
+    }
+  });
+  scope.post<{ Body: Body }>('/redrive/run', guarded, async (request, reply) => {
+    const chosen = chosenOf(request.body);
+    const job: Job = { id: randomUUID(), state: 'running', lines: [] };
+    jobs.set(job.id, job);
+    void runJob(deps, job, chosen, roleOf(request));
+    return reply.redirect(`/console/redrive/jobs/${job.id}`, 303);
+  });
+  scope.get<{ Params: { id: string } }>('/redrive/jobs/:id', (request, reply) => {
+    const job = jobs.get(request.params.id);
+    if (!job) return reply.code(404).type('text/plain').send('no such redrive');
+    return page(request, reply, 'redrive-job', { job });
+  });
+  scope.get<{ Params: { id: string } }>('/redrive/jobs/:id/progress', (request, reply: FastifyReply) => {
+    const job = jobs.get(request.params.id);
+    if (!job) return reply.code(404).send({ error: 'no such redrive' });
+    return reply.send(job);
+  });
+}
+
+interface Chosen {
+  query: DeadLetterQuery;
+  /** `<partition>/<offset>` of the errors topic, when chosen one by one. */
+  deadLetters: string[];
+}
+
+function chosenOf(body: Body): Chosen {
+  const raw = body.deadLetter;
+  const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  const fields = Object.fromEntries(Object.entries(body).filter(([, v]) => typeof v === 'string'));
+  const query = readQuery(fields, new Date());
+  // The run confirmed must be the one listed: fix the window's end at the dry run.
+  if (query.to === '') query.to = new Date().toISOString();
+  return {
+    query,
+    deadLetters: list.filter((v) => /^\d+\/\d+$/.test(v)),
+  };
+}
+
+function criteriaOf(deps: ConsoleDeps, chosen: Chosen): ReturnType<typeof toCriteria> {
+  const { window, filter } = toCriteria(chosen.query);
+  const errors = namesOf(deps.audit()).errors;
+  const byCoordinates: FilterCriteria =
+    chosen.deadLetters.length === 0 ? {} : { coordinates: chosen.deadLetters.map((d) => `${errors}/${d}`) };
+  return { window, filter: { ...filter, ...byCoordinates } };
+}
+
+function collectingSink(lines: Record<string, unknown>[]): LineSink {
+  return {
+    write: (line) => {
+      lines.push(line as Record<string, unknown>);
+      return Promise.resolve();
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+async function dryRun(deps: ConsoleDeps, chosen: Chosen): Promise<Record<string, unknown>[]> {
+  const lines: Record<string, unknown>[] = [];
+  try {
+    await runRedrive(deps.audit(), {
+      ...criteriaOf(deps, chosen),
+      dryRun: true,
+      sink: collectingSink(lines),
+    });
+  } catch (error) {
+    if (!(error instanceof AuditError && error.code === 'EMPTY_WINDOW')) throw error;
+  }
+  return lines;
+}
+
+async function runJob(
+  deps: ConsoleDeps,
+  job: Job,
+  chosen: Chosen,
+  role: ReturnType<typeof roleOf>,
+): Promise<void> {
+  try {
+    const s = await runRedrive(deps.audit(), {
+      ...criteriaOf(deps, chosen),
+      dryRun: false,
+      sink: collectingSink(job.lines),
+    });
+    job.summary = { redriven: s.redriven, skipped: s.skipped, read: s.read };
+    job.state = 'done';
+  } catch (error) {
+    job.state = 'failed';
+    job.error = error instanceof Error ? error.message : String(error);
+  }
+  await deps.auditLog
+    .write({
+      action: 'redrive',
+      role,
+      target: describeChoice(chosen),
+      count: job.summary?.redriven ?? job.lines.filter((l) => l.action === 'redriven').length,
+      at: deps.now().toISOString(),
+    })
+    .catch((error: unknown) => {
+      deps.logger.error({ err: error }, 'console audit event could not be written');
+    });
+}
+
+/** The choice without personal data: a key filter is said to be there, not what it was. */
+function describeChoice(chosen: Chosen): Record<string, unknown> {
+  const { query } = chosen;
+  return {
+    from: query.from,
+    to: query.to,
+    ...(query.operation ? { operation: query.operation } : {}),
+    ...(query.kind ? { kind: query.kind } : {}),
+    ...(query.requestId ? { requestId: query.requestId } : {}),
+    ...(query.key ? { keyFilter: true } : {}),
+    ...(chosen.deadLetters.length > 0 ? { deadLetters: chosen.deadLetters } : {}),
+  };
+}

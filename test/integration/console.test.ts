@@ -1,0 +1,267 @@
+/**
+ * The operator console in a real browser (Debian's chromium through playwright-core) against
+ * the real service, stack and sandbox: login, live status, dead letters masked then revealed,
+ * a confirmed redrive whose results arrive; and the refusals, over plain HTTP.
+ */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { topicNames } from '../../src/contract/operations.js';
+import { cpfFor, createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import {
+  OutcomeCollector,
+  SANDBOX_KEY,
+  publish,
+  startTestService,
+  testKafka,
+  testPrefix,
+  type TestService,
+} from '../helpers/service.js';
+
+const READ_TOKEN = 'read-only-token-0123456789';
+const OPERATOR_TOKEN = 'operator-token-0123456789';
+const SHOTS = join(import.meta.dirname, '..', 'screenshots');
+
+const kafka = testKafka();
+const prefix = testPrefix('console');
+const names = topicNames(prefix);
+let sandbox: Sandbox;
+let running: TestService;
+let collector: OutcomeCollector;
+let browser: BrowserContext;
+let base: string;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
+  running = await startTestService(prefix, sandbox, {
+    RETRY_MAX_ATTEMPTS: '1',
+    VENDOR_RATE_PER_SECOND: '20',
+    CONSOLE_TOKEN: READ_TOKEN,
+    CONSOLE_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    ADMIN_HOST: '127.0.0.1',
+    ADMIN_PORT: '0',
+  });
+  base = `http://127.0.0.1:${String(running.service.adminPort)}`;
+  collector = new OutcomeCollector(kafka, prefix);
+  await collector.start();
+  // A fresh profile per run: launchPersistentContext is how playwright takes the directory.
+  browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'console-chromium-')), {
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser.close();
+  await collector.stop();
+  await running.service.stop();
+  await sandbox.close();
+});
+
+const request = (i: number): { requestId: string; params: { taxId: string } } => ({
+  requestId: `console-${i}`,
+  params: { taxId: cpfFor('happy', 700 + i) },
+});
+
+/** The first `count` messages of a topic, as JSON. */
+async function readAll(topic: string, count: number): Promise<Record<string, unknown>[]> {
+  const consumer = kafka.consumer({ groupId: `${prefix}.audit-reader`, maxWaitTimeInMs: 100 });
+  const seen: Record<string, unknown>[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      eachMessage: ({ message }) => {
+        seen.push(JSON.parse(message.value?.toString() ?? 'null') as Record<string, unknown>);
+        return Promise.resolve();
+      },
+    });
+    await expect.poll(() => seen.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(count);
+    return seen.sort((a, b) => String(a.at).localeCompare(String(b.at)));
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+async function logIn(page: Page, token: string): Promise<void> {
+  await page.goto(`${base}/console/login`);
+  await page.fill('input[name=token]', token);
+  await page.click('button[type=submit]');
+  await page.waitForURL(/\/console\/status/);
+}
+
+describe('the console in a browser', () => {
+  it('logs in, shows status moving, masks and reveals a dead letter, redrives two with confirmation', async () => {
+    const page = await browser.newPage();
+    await logIn(page, OPERATOR_TOKEN);
+    await page.screenshot({ path: join(SHOTS, '1-status-idle.png'), fullPage: true });
+    const rate = page.locator('tr[data-operation="lawsuits-summary"] td.rate');
+    await expect.poll(() => rate.textContent()).toMatch(/^0\.0 \/ 20$/);
+    // Requests flow for a while: the live rate leaves zero and the hour's count grows.
+    const flow = (async () => {
+      for (let round = 0; round < 8; round += 1) {
+        const batch = Array.from({ length: 10 }, (_, j) => request(round * 10 + j));
+        await publish(
+          kafka,
+          names.request('lawsuits-summary'),
+          batch.map((r) => ({ key: r.params.taxId, value: r })),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    })();
+    await expect.poll(() => rate.textContent(), { timeout: 30_000 }).not.toMatch(/^0\.0 /);
+    await flow;
+    const hour = page.locator('tr[data-operation="lawsuits-summary"] td.hour');
+    await expect.poll(() => hour.textContent(), { timeout: 30_000 }).toMatch(/^80 \//);
+    await page.screenshot({ path: join(SHOTS, '2-status-moving.png'), fullPage: true });
+
+    // Three dead letters: the vendor fails while they are tried.
+    sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 503 });
+    const failing = [900, 901, 902].map(request);
+    await publish(
+      kafka,
+      names.request('lawsuits-summary'),
+      failing.map((r) => ({ key: r.params.taxId, value: r })),
+    );
+    await collector.waitFor(() => collector.errors().length === 3, 30_000, 'three dead letters');
+    sandbox.setKnobs({ errorRate: 0 });
+
+    await page.goto(`${base}/console/dead-letters`);
+    await page.selectOption('select[name=operation]', 'lawsuits-summary');
+    await page.selectOption('select[name=kind]', 'upstream_unavailable');
+    await page.click('form.filters button[type=submit]');
+    await expect.poll(() => page.locator('table.dead-letters tbody tr').count()).toBe(3);
+    await page.screenshot({ path: join(SHOTS, '3-dead-letters.png'), fullPage: true });
+
+    const first = failing[0];
+    if (!first) throw new Error('no request');
+    await page.click(`table.dead-letters tr:has-text("${first.requestId}") a.open`);
+    const body = await page.locator('#request').textContent();
+    expect(body).not.toContain(first.params.taxId);
+    expect(body).toContain(`•••••••••${first.params.taxId.slice(-2)}`);
+    await expect.poll(() => page.locator('#mask-state').textContent()).toContain('masked');
+    await page.screenshot({ path: join(SHOTS, '4-dead-letter-masked.png'), fullPage: true });
+    await page.click('#reveal');
+    await expect.poll(() => page.locator('#request').textContent()).toContain(first.params.taxId);
+    await page.screenshot({ path: join(SHOTS, '5-dead-letter-revealed.png'), fullPage: true });
+
+    // Redrive two, chosen one by one: dry run, confirm, progress, then their results.
+    await page.goBack();
+    await page.goBack();
+    await page.check(`table.dead-letters tr:has-text("${failing[1]?.requestId ?? ''}") input[type=checkbox]`);
+    await page.check(`table.dead-letters tr:has-text("${failing[2]?.requestId ?? ''}") input[type=checkbox]`);
+    await page.click('button[value=chosen]');
+    await expect.poll(() => page.locator('#would').textContent()).toBe('2');
+    await page.screenshot({ path: join(SHOTS, '6-redrive-dry-run.png'), fullPage: true });
+    await page.click('#confirm');
+    await expect.poll(() => page.locator('#job-state').textContent(), { timeout: 60_000 }).toBe('done');
+    await expect.poll(() => page.locator('li.job-line').count()).toBe(2);
+    await page.screenshot({ path: join(SHOTS, '7-redrive-done.png'), fullPage: true });
+    await collector.waitFor(
+      () => collector.results().filter((r) => /console-90[12]/.test(JSON.stringify(r.value))).length === 2,
+      30_000,
+      'the two redriven results',
+    );
+    await page.click(`li.job-line a:has-text("${failing[1]?.requestId ?? ''}")`);
+    await expect.poll(() => page.locator('.timeline li').count()).toBeGreaterThanOrEqual(4);
+    expect(await page.locator('.timeline').textContent()).toContain(names.result('lawsuits-summary'));
+    await page.screenshot({ path: join(SHOTS, '8-trail.png'), fullPage: true });
+    await page.close();
+
+    // The reveal and the redrive were audited, with no personal data.
+    const audit = await readAll(names.errors.replace(/\.errors$/, '.audit'), 2);
+    expect(audit.map((e) => [e.action, e.role, e.count])).toEqual([
+      ['reveal', 'operator', 1],
+      ['redrive', 'operator', 2],
+    ]);
+    const text = JSON.stringify(audit);
+    for (const r of failing) expect(text).not.toContain(r.params.taxId);
+  });
+});
+
+describe('console refusals', () => {
+  const login = async (token: string): Promise<Response> =>
+    fetch(`${base}/console/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+  const cookiesOf = (response: Response): string =>
+    response.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+
+  it('answers 401 without a session and refuses a wrong token', async () => {
+    expect((await fetch(`${base}/console/dead-letters`)).status).toBe(401);
+    expect((await fetch(`${base}/console/status`)).status).toBe(401);
+    const wrong = await login('not-the-token-at-all');
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.getSetCookie().some((c) => c.startsWith('vg_console='))).toBe(false);
+  });
+
+  it('gives a read-only token no reveal or redrive, and refuses any action without a CSRF token', async () => {
+    const ok = await login(READ_TOKEN);
+    expect(ok.status).toBe(303);
+    const session = cookiesOf(ok);
+    expect(ok.headers.getSetCookie().find((c) => c.startsWith('vg_console='))).toMatch(/HttpOnly/i);
+    const pageResponse = await fetch(`${base}/console/redrive`, { headers: { cookie: session } });
+    expect(pageResponse.status).toBe(200);
+    const html = await pageResponse.text();
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec(html)?.[1] ?? '';
+    const cookie = [session, cookiesOf(pageResponse)].filter((c) => c !== '').join('; ');
+    const post = (path: string, fields: Record<string, string>): Promise<Response> =>
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      });
+    expect((await post('/console/dead-letters/0/0/reveal', {})).status).toBe(403);
+    expect((await post('/console/redrive/run', {})).status).toBe(403);
+    expect(csrf).not.toBe('');
+    const reveal = await post('/console/dead-letters/0/0/reveal', { _csrf: csrf });
+    expect(reveal.status).toBe(403);
+    expect(await reveal.text()).toContain('operator');
+    const redrive = await post('/console/redrive/plan', { _csrf: csrf });
+    expect(redrive.status).toBe(403);
+  });
+
+  it('refuses an operator action without its CSRF token (403), and takes it with one', async () => {
+    const session = cookiesOf(await login(OPERATOR_TOKEN));
+    const pageResponse = await fetch(`${base}/console/redrive`, { headers: { cookie: session } });
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec(await pageResponse.text())?.[1] ?? '';
+    const cookie = [session, cookiesOf(pageResponse)].join('; ');
+    const reveal = (fields: Record<string, string>): Promise<Response> =>
+      fetch(`${base}/console/dead-letters/0/0/reveal`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const without = await reveal({});
+    expect(without.status).toBe(403);
+    expect(await without.text()).toContain('csrf');
+    expect((await reveal({ _csrf: 'forged' })).status).toBe(403);
+    expect((await reveal({ _csrf: csrf })).status).toBe(200);
+  });
+
+  it('serves nothing of the console on the public port', async () => {
+    const publicBase = `http://127.0.0.1:${String(running.service.httpPort)}`;
+    for (const path of ['/console', '/console/login', '/console/status', '/console/assets/console.js']) {
+      expect((await fetch(`${publicBase}${path}`)).status).toBe(404);
+    }
+  });
+});

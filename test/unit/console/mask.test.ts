@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { maskKey, maskValue } from '../../../src/console/mask.js';
+
+describe('maskValue', () => {
+  it('shows only the last two digits of a tax id, wherever it sits', () => {
+    const masked = maskValue({
+      requestId: 'r-1',
+      params: { taxId: '52998224725', nested: [{ cpf: '529.982.247-25' }] },
+    });
+    expect(masked).toEqual({
+      requestId: 'r-1',
+      params: { taxId: '•••••••••25', nested: [{ cpf: '•••••••••25' }] },
+    });
+  });
+
+  it('shows an image as its size and sha256, never its bytes', () => {
+    const bytes = Buffer.from('not really a jpeg, but bytes all the same');
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    const masked = JSON.stringify(
+      maskValue({ params: { selfie: bytes.toString('base64'), file: { base64: bytes.toString('base64') } } }),
+    );
+    expect(masked).not.toContain(bytes.toString('base64'));
+    expect(masked).toContain(`[image: ${bytes.length} bytes, sha256 ${sha}]`);
+  });
+
+  it('hides names and plates, and tax ids inside free text', () => {
+    expect(maskValue({ name: 'Maria Silva', licensePlate: 'ABC1D23' })).toEqual({
+      name: '[masked]',
+      licensePlate: '[masked]',
+    });
+    expect(maskValue('lookup of 11222333000181 failed', 'message')).toBe('lookup of ••••••••••••81 failed');
+  });
+
+  it('leaves other values alone', () => {
+    expect(maskValue({ operation: 'vehicle', attempts: 3, ok: true, none: null })).toEqual({
+      operation: 'vehicle',
+      attempts: 3,
+      ok: true,
+      none: null,
+    });
+    expect(maskKey(null)).toBeNull();
+    expect(maskKey('52998224725')).toBe('•••••••••25');
+    expect(maskKey('order-17')).toBe('order-17');
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { sumReplicas, type OperationFigures } from '../../../src/console/status.js';
+import { createSessions } from '../../../src/console/auth.js';
+
+const figures = (over: Partial<OperationFigures>): OperationFigures => ({
+  calls: 0,
+  inFlight: 0,
+  breaker: 'closed',
+  ratePerSecond: 10,
+  spendCapPerHour: null,
+  callsThisHour: 0,
+  deadLetters: {},
+  paused: [],
+  ...over,
+});
+
+describe('sumReplicas', () => {
+  it('adds the replicas up per operation and keeps each breaker and paused partition', () => {
+    const total = sumReplicas([
+      {
+        replica: 'a',
+        at: 1,
+        operations: {
+          vehicle: figures({ calls: 5, inFlight: 2, callsThisHour: 4, deadLetters: { internal: 1 } }),
+        },
+      },
+      {
+        replica: 'b',
+        at: 1,
+        operations: {
+          vehicle: figures({
+            calls: 7,
+            inFlight: 1,
+            breaker: 'open',
+            callsThisHour: 6,
+            deadLetters: { internal: 2, timeout: 1 },
+            paused: ['2 (breaker)'],
+          }),
+        },
+      },
+    ]).get('vehicle');
+    expect(total).toMatchObject({
+      calls: 12,
+      inFlight: 3,
+      callsThisHour: 10,
+      breakers: ['closed', 'open'],
+      paused: ['2 (breaker)'],
+      deadLetters: { internal: 3, timeout: 1 },
+      ratePerSecond: 10,
+    });
+  });
+});
+
+describe('console sessions', () => {
+  const tokens = { readOnly: 'read-only-token-123456', operator: 'operator-token-1234567' };
+
+  it('grants the role of the token and refuses any other', () => {
+    const sessions = createSessions(tokens, () => new Date(0));
+    expect(sessions.roleOf(tokens.readOnly)).toBe('read-only');
+    expect(sessions.roleOf(tokens.operator)).toBe('operator');
+    expect(sessions.roleOf('read-only-token-12345')).toBeUndefined();
+    expect(sessions.roleOf('')).toBeUndefined();
+  });
+
+  it('forgets a session after eight hours or on logout', () => {
+    let now = 0;
+    const sessions = createSessions(tokens, () => new Date(now));
+    const a = sessions.open('operator');
+    const b = sessions.open('read-only');
+    expect(sessions.get(a)).toBe('operator');
+    sessions.close(b);
+    expect(sessions.get(b)).toBeUndefined();
+    now = 8 * 3600 * 1000;
+    expect(sessions.get(a)).toBeUndefined();
+    expect(sessions.get(undefined)).toBeUndefined();
+  });
+});
