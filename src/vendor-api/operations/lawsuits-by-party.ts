@@ -1,6 +1,7 @@
 import type { LawsuitsByPartyParams, ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
 import { LAWSUIT_FILTER_KEYS } from '../../contract/param-rules/lawsuit-filters.js';
+import { presentQuery } from '../query.js';
 import { interpret } from '../respond.js';
 import { lawsuitsResponseSchema, type LawsuitsResponse } from '../schemas/lawsuits.js';
 import type { CallOptions, VendorContext, VendorResult } from '../types.js';
@@ -35,11 +36,7 @@ export async function lawsuitsByParty(
  *   list would need a separator the spec never names.
  */
 export function lawsuitsQuery(params: LawsuitsByPartyParams): [string, string][] {
-  const query: [string, string][] = [];
-  for (const key of SEARCH_KEYS) {
-    const value = params[key];
-    if (value !== undefined) query.push([key, value]);
-  }
+  const query = presentQuery(params, SEARCH_KEYS);
   for (const key of LAWSUIT_FILTER_KEYS) {
     const value = params[key];
     if (value === undefined) continue;

@@ -1,5 +1,6 @@
 import type { ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
+import { presentQuery } from '../query.js';
 import { interpret } from '../respond.js';
 import { stateRegistrationResponseSchema, type StateRegistrationResponse } from '../schemas/registry.js';
 import type { CallOptions, VendorContext, VendorResult } from '../types.js';
@@ -13,16 +14,11 @@ export async function stateRegistration(
   params: ParamsOf<'state-registration'>,
   options: CallOptions = {},
 ): Promise<VendorResult<StateRegistrationResponse>> {
-  const query: [string, string][] = [];
-  for (const key of KEYS) {
-    const value = params[key];
-    if (value !== undefined) query.push([key, value]);
-  }
   const response = await context.send({
     call: CALL,
     method: 'GET',
     path: '/receita-federal-and-sintegra',
-    query,
+    query: presentQuery(params, KEYS),
     signal: options.signal,
   });
   return interpret(CALL, response, stateRegistrationResponseSchema);

@@ -1,5 +1,6 @@
 import type { ParamsOf } from '../../contract/params.js';
 import type { VendorCall } from '../errors.js';
+import { presentQuery } from '../query.js';
 import { interpret } from '../respond.js';
 import { vehicleResponseSchema, type VehicleResponse } from '../schemas/vehicle.js';
 import type { CallOptions, VendorContext, VendorResult } from '../types.js';
@@ -16,16 +17,11 @@ export async function vehicle(
   params: ParamsOf<'vehicle'>,
   options: CallOptions = {},
 ): Promise<VendorResult<VehicleResponse>> {
-  const query: [string, string][] = [];
-  for (const key of KEYS) {
-    const value = params[key];
-    if (value !== undefined) query.push([key, value]);
-  }
   const response = await context.send({
     call: CALL,
     method: 'GET',
     path: '/vehicles/v3',
-    query,
+    query: presentQuery(params, KEYS),
     signal: options.signal,
   });
   return interpret(CALL, response, vehicleResponseSchema, { notFoundIsAnswer: true });
