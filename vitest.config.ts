@@ -31,20 +31,6 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      {
-        // Regression tests, one file per bug they pin.
-        test: {
-          name: 'issues',
-          include: ['test/issues/**/*.test.ts'],
-          environment: 'node',
-          globalSetup: ['test/global-setup.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
-          maxWorkers: 2,
-          fileParallelism: true,
-          sequence: { groupOrder: 2 },
-        },
-      },
     ],
   },
 });
