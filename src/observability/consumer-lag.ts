@@ -15,20 +15,42 @@ export interface LagWatchDeps {
   report(topic: string, partition: number, lag: number): void;
 }
 
+/** One partition's lag: log end offset minus the group's committed offset. */
+export interface PartitionLag {
+  topic: string;
+  partition: number;
+  lag: number;
+}
+
+/**
+ * Reads the lag of every partition of `topics` for `groupId` (one offsets request for the
+ * group, one per topic for the end offsets).
+ */
+export async function readPartitionLag(
+  admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>,
+  groupId: string,
+  topics: readonly string[],
+): Promise<PartitionLag[]> {
+  const lags: PartitionLag[] = [];
+  const committed = await admin.fetchOffsets({ groupId, topics: [...topics] });
+  for (const { topic, partitions } of committed) {
+    const ends = await admin.fetchTopicOffsets(topic);
+    for (const end of ends) {
+      const offset = partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
+      // No committed offset yet: the whole partition (from its low watermark) is behind.
+      const from = offset === '-1' ? BigInt(end.low) : BigInt(offset);
+      lags.push({ topic, partition: end.partition, lag: Number(BigInt(end.high) - from) });
+    }
+  }
+  return lags;
+}
+
 export function watchConsumerLag(deps: LagWatchDeps): { refresh(): Promise<void>; stop(): void } {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   async function refresh(): Promise<void> {
-    const committed = await deps.admin.fetchOffsets({ groupId: deps.groupId, topics: [...deps.topics] });
-    for (const { topic, partitions } of committed) {
-      const ends = await deps.admin.fetchTopicOffsets(topic);
-      for (const end of ends) {
-        const offset = partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
-        // No committed offset yet: the whole partition (from its low watermark) is behind.
-        const from = offset === '-1' ? BigInt(end.low) : BigInt(offset);
-        deps.report(topic, end.partition, Number(BigInt(end.high) - from));
-      }
-    }
+    for (const { topic, partition, lag } of await readPartitionLag(deps.admin, deps.groupId, deps.topics))
+      deps.report(topic, partition, lag);
   }
   function loop(): void {
     timer = setTimeout(() => {
