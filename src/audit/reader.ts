@@ -43,10 +43,15 @@ export interface ReadSummary {
   aborted: boolean;
 }
 
+/** Restarts after retriable consumer crashes before a read gives up. */
+const MAX_RESTARTS = 3;
+
 interface ReadState {
   delivered: number;
   stopped: boolean;
   aborted: boolean;
+  /** A retriable crash disconnected the consumer; kafkajs joins again shortly. */
+  restarting: boolean;
 }
 
 export async function readRanges(deps: ReaderDeps, options: ReadOptions): Promise<ReadSummary> {
@@ -55,15 +60,19 @@ export async function readRanges(deps: ReaderDeps, options: ReadOptions): Promis
     return { groupId: null, delivered: 0, committedOffsets: 0, unfinished: [], aborted: false };
   }
   const groupId = throwawayGroupId(deps.clientId, deps.serviceGroupId);
+  let restarts = 0;
   const topics = [...new Set(options.ranges.map((r) => r.topic))];
   const consumer = deps.kafka.consumer({
     groupId,
     allowAutoTopicCreation: false,
     readUncommitted: false,
     maxWaitTimeInMs: 250,
-    retry: { retries: 2, restartOnFailure: () => Promise.resolve(false) },
+    // A retriable crash (a join that times out on a loaded broker, a coordinator moving) restarts
+    // the consumer a few times: each new join places the cursors again, so nothing is read twice
+    // or skipped. Past that the read fails with the crash's error.
+    retry: { retries: 2, restartOnFailure: () => Promise.resolve((restarts += 1) <= MAX_RESTARTS) },
   });
-  const state: ReadState = { delivered: 0, stopped: false, aborted: false };
+  const state: ReadState = { delivered: 0, stopped: false, aborted: false, restarting: false };
   let committed = 0;
   try {
     await consumer.connect();
@@ -154,10 +163,12 @@ function start(session: Session): void {
   // Placing on every join: after a rebalance kafkajs would restart from the committed
   // offsets, and there are none by design.
   consumer.on(consumer.events.GROUP_JOIN, () => {
+    session.state.restarting = false;
     place(session);
   });
   consumer.on(consumer.events.CRASH, ({ payload }) => {
-    session.finish(payload.error);
+    if (payload.restart) session.state.restarting = true;
+    else session.finish(payload.error);
   });
   consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
     const first = (payload.firstOffset as string | null) === null ? null : Number(payload.firstOffset);
@@ -168,11 +179,23 @@ function start(session: Session): void {
   }, session.finish);
 }
 
-/** Seeks each unfinished partition to its cursor; pauses the finished and empty ones. */
-function place({ consumer, cursors, touch }: Session): void {
-  for (const p of cursors.positions()) {
-    if (p.done) consumer.pause([{ topic: p.topic, partitions: [p.partition] }]);
-    else consumer.seek({ topic: p.topic, partition: p.partition, offset: String(p.offset) });
+/**
+ * Seeks each unfinished partition to its cursor; pauses the finished and empty ones.
+ * `run()` also resolves after a crash in the first join, with the consumer disconnected and
+ * kafkajs's seek throwing: a finished session places nothing, and a restarting one waits for
+ * its next join.
+ */
+function place(session: Session): void {
+  const { consumer, cursors, state, touch } = session;
+  if (state.stopped) return;
+  try {
+    for (const p of cursors.positions()) {
+      if (p.done) consumer.pause([{ topic: p.topic, partitions: [p.partition] }]);
+      else consumer.seek({ topic: p.topic, partition: p.partition, offset: String(p.offset) });
+    }
+  } catch (error) {
+    if (!state.restarting) session.finish(error);
+    return;
   }
   touch();
 }
@@ -204,6 +227,7 @@ function batchEnded(
   lastOffset: number,
 ): void {
   const { consumer, cursors, options } = session;
+  if (session.state.stopped) return;
   cursors.batchEnded(topic, partition, firstOffset, lastOffset);
   session.touch();
   options.onProgress?.(cursors.progress);

@@ -186,7 +186,7 @@ afterAll(async () => {
 describe('replay over a window', () => {
   it('includes the messages stamped exactly --from and excludes those stamped exactly --to', async () => {
     const run = await cli(`replay --topic ${bulk} --from ${iso(1200)} --to ${iso(2400)}`);
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.lines).toHaveLength(1200);
     const ids = new Set(requestIds(run));
     expect(ids.has('req-1200')).toBe(true);
@@ -241,7 +241,7 @@ describe('replay over a window', () => {
 
   it('reads to the end at start: aborted transactions hidden, a trailing commit marker ends it', async () => {
     const run = await cli(`replay --topic ${bulk}`);
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     const ids = requestIds(run);
     expect(ids).toHaveLength(COUNT + 5);
     expect(ids.filter((id) => String(id).startsWith('committed-'))).toHaveLength(5);
