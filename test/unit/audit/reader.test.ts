@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { Batch, Consumer, ConsumerRunConfig, Kafka } from 'kafkajs';
+import type { Batch, Consumer, ConsumerRunConfig } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { readRanges, type ReaderDeps } from '../../../src/audit/reader.js';
 import type { RawRecord } from '../../../src/audit/records.js';
@@ -53,7 +53,7 @@ class FakeConsumer {
     const crash = this.crashes.shift();
     if (crash) {
       this.emitter.emit('crash', { payload: { error: new Error('join timed out'), restart: crash.restart } });
-      if (crash.restart) setTimeout(() => this.start(), 5);
+      if (crash.restart) setTimeout(() => { this.start(); }, 5);
       return;
     }
     this.joined = true;
@@ -82,11 +82,11 @@ class FakeConsumer {
 
 function depsWith(consumer: FakeConsumer): ReaderDeps {
   return {
-    kafka: { consumer: () => consumer as unknown as Consumer } as Pick<Kafka, 'consumer'>,
+    kafka: { consumer: () => consumer as unknown as Consumer },
     admin: {
       fetchOffsets: () => Promise.resolve([]),
       deleteGroups: () => Promise.resolve([]),
-    } as unknown as ReaderDeps['admin'],
+    },
     clientId: 'gw.auditor',
     serviceGroupId: 'gw.service',
     warn: () => undefined,
