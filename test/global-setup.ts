@@ -21,7 +21,8 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import type { SecureKafka, StackEndpoints } from './helpers/stack.js';
+import { secureFrom, type SecureKafka } from './helpers/secure-listener.js';
+import type { StackEndpoints } from './helpers/stack.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -103,23 +104,6 @@ function endpointsFromEnv(): StackEndpoints | undefined {
         'to let the tests start the local stack)',
     ),
   };
-}
-
-const SECURE_VARS = [
-  'KAFKA_SECURE_BROKERS',
-  'KAFKA_SECURE_CA_FILE',
-  'KAFKA_SECURE_USERNAME',
-  'KAFKA_SECURE_PASSWORD_FILE',
-] as const;
-
-/** The SASL_SSL listener from KAFKA_SECURE_* variables (all four or none), else `whenMissing`. */
-function secureFrom(vars: Readonly<Record<string, string | undefined>>, whenMissing: string): SecureKafka {
-  const [brokers, caFile, username, passwordFile] = SECURE_VARS.map((name) => vars[name] ?? '');
-  if (!brokers && !caFile && !username && !passwordFile) return { missing: whenMissing };
-  if (!brokers || !caFile || !username || !passwordFile) {
-    throw new Error(`set all of ${SECURE_VARS.join(', ')}, or none of them`);
-  }
-  return { brokers, caFile, username, passwordFile };
 }
 
 // --- 2. testcontainers -----------------------------------------------------------------------

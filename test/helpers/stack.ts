@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Admin, type KafkaConfig } from 'kafkajs';
+import type { SecureKafka } from './secure-listener.js';
 
 /** Values that test/global-setup.ts hands to the tests (read them with `inject(...)`). */
 export interface StackEndpoints {
@@ -20,26 +21,6 @@ export interface StackEndpoints {
   redisUrl: string;
   /** The broker's SASL_SSL listener, or why there is none. */
   kafkaSecure: SecureKafka;
-}
-
-/** Kafka's SASL_SSL listener (TLS + SCRAM) as stack/up.sh prints it. */
-export interface SecureKafkaListener {
-  /** Comma-separated host:port list of the secured listener. */
-  brokers: string;
-  /** PEM file of the CA that signed the broker's certificate. */
-  caFile: string;
-  /** SCRAM user (both SCRAM-SHA-512 and SCRAM-SHA-256). */
-  username: string;
-  /** File holding the SCRAM user's password. */
-  passwordFile: string;
-}
-
-export type SecureKafka = SecureKafkaListener | { missing: string };
-
-/** The secured listener; throws the reason it is missing (tests fail, never skip, without it). */
-export function secureListener(provided: SecureKafka): SecureKafkaListener {
-  if ('missing' in provided) throw new Error(`no SASL_SSL Kafka listener for this test: ${provided.missing}`);
-  return provided;
 }
 
 /** A unique, Kafka-safe name (topic, group, transactional id...) so test files never collide. */

@@ -20,7 +20,8 @@ import {
   testPrefix,
   type TestService,
 } from '../helpers/service.js';
-import { kafkaClient, secureListener, type SecureKafkaListener } from '../helpers/stack.js';
+import { secureListener, type SecureKafkaListener } from '../helpers/secure-listener.js';
+import { kafkaClient } from '../helpers/stack.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const prefix = testPrefix('secured');
