@@ -7,8 +7,11 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { Command } from 'commander';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { registerAuditCommands } from '../../src/audit/commands.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor, createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import {
@@ -69,6 +72,27 @@ function cli(args: string[], settings: Record<string, string>): Promise<Exit> {
       },
     );
   });
+}
+
+/** An audit command in this process (no process start to pay), with its own io and settings. */
+async function audit(args: string[], settings: Record<string, string>): Promise<Exit> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  stderr.on('data', (chunk: Buffer) => err.push(chunk));
+  let code = 0;
+  const program = new Command('test').exitOverride();
+  registerAuditCommands(program, {
+    stdout,
+    stderr,
+    env: settings,
+    setExitCode: (c) => (code = c),
+    onInterrupt: () => () => undefined,
+  });
+  await program.parseAsync(['node', 'cli', ...args]);
+  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
 }
 
 function replaySettings(overrides: Record<string, string> = {}): Record<string, string> {
@@ -135,6 +159,15 @@ describe('a cluster that requires TLS and SCRAM', () => {
     ]);
   });
 
+  it('replay logs in with SCRAM-SHA-256 as well', async () => {
+    const run = await audit(
+      ['replay', '--request-id', requestId],
+      replaySettings({ KAFKA_SASL_MECHANISM: 'scram-sha-256' }),
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim().split('\n')).toHaveLength(2);
+  });
+
   it('a wrong password stops the service at start-up with one line naming the setting, not the password', async () => {
     const password = `not-the-password-${prefix}`;
     const settings = {
@@ -153,7 +186,7 @@ describe('a cluster that requires TLS and SCRAM', () => {
 
   it('a plaintext client of the TLS port fails within seconds, in one line', async () => {
     const plaintext = replaySettings({ KAFKA_SSL: 'false', KAFKA_SSL_CA_FILE: '', KAFKA_SASL_MECHANISM: '' });
-    const run = await cli(['replay', '--request-id', requestId], plaintext);
+    const run = await audit(['replay', '--request-id', requestId], plaintext);
     expect(run.code).toBe(5);
     expect(run.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(new RegExp(`^replay: cannot reach Kafka at ${secure.brokers}: `)),
@@ -162,7 +195,7 @@ describe('a cluster that requires TLS and SCRAM', () => {
 
   it('a client that does not trust the broker certificate is told to set KAFKA_SSL_CA_FILE', async () => {
     // Without a CA file the client trusts the system's CAs only, which never signed the stack's.
-    const run = await cli(['replay', '--request-id', requestId], replaySettings({ KAFKA_SSL_CA_FILE: '' }));
+    const run = await audit(['replay', '--request-id', requestId], replaySettings({ KAFKA_SSL_CA_FILE: '' }));
     expect(run.code).toBe(78);
     expect(run.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(
