@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 import { otlpTracesEndpoint, type Config } from './config.js';
+import { kafkaConnectError } from './kafka-connect-errors.js';
 import { CircuitBreaker } from './consumers/circuit-breaker.js';
 import { memoryIdempotencyStore, redisIdempotencyStore } from './consumers/idempotency.js';
 import { Runtime } from './consumers/runtime.js';
@@ -81,7 +82,9 @@ export async function startService(
     ...config.kafkaSecurity,
   });
   const admin = kafka.admin();
-  await admin.connect();
+  await admin.connect().catch((error: unknown) => {
+    throw kafkaConnectError(error);
+  });
   const closers: (() => Promise<unknown>)[] = [() => admin.disconnect()];
   try {
     if (config.CREATE_TOPICS) {

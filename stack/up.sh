@@ -5,6 +5,8 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=secure.sh
+source "$(dirname "${BASH_SOURCE[0]}")/secure.sh"
 
 T0=$(now_ms)
 READY_TIMEOUT_S="${STACK_READY_TIMEOUT_S:-120}"
@@ -95,7 +97,9 @@ KAFKA_HOME="$STACK_DIR/kafka"
 KAFKA_DATA="$DATA_DIR/kafka"
 KAFKA_VERSION="$(basename "$(compgen -G "$KAFKA_HOME/libs/kafka_2.13-*.jar" | head -1)" .jar)"
 KAFKA_VERSION="${KAFKA_VERSION#kafka_2.13-}"
-KAFKA_TEMPLATE="$KAFKA_HOME/formatted-$KAFKA_VERSION"
+# The SCRAM client lives in the formatted storage: a template per Kafka version and password.
+SCRAM_PASSWORD="$(secure_password)"
+KAFKA_TEMPLATE="$KAFKA_HOME/formatted-$KAFKA_VERSION-scram-$(printf %s "$SCRAM_PASSWORD" | sha256sum | cut -c1-12)"
 
 kafka_java() {
   java "${STACK_JVM_FLAGS[@]}" \
@@ -109,11 +113,12 @@ write_kafka_config() { # DATA_DIRECTORY OUTPUT_FILE
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
-listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT,SECURE://127.0.0.1:$KAFKA_SECURE_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,SECURE://127.0.0.1:$KAFKA_SECURE_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SECURE:SASL_SSL
+$(secure_listener_config)
 log.dirs=$1
 # single node
 offsets.topic.replication.factor=1
@@ -155,18 +160,27 @@ if pid_alive kafka; then
 else
   check_port_free kafka "$KAFKA_PORT"
   check_port_free kafka-controller "$KAFKA_CONTROLLER_PORT"
+  check_port_free kafka-secure "$KAFKA_SECURE_PORT"
   # Formatting costs a JVM start: format once per Kafka version into a template, copy it after.
   if [[ ! -f "$KAFKA_TEMPLATE/meta.properties" ]]; then
-    log "formatting Kafka storage template (cluster id $KAFKA_CLUSTER_ID)"
-    rm -rf "$KAFKA_TEMPLATE" && mkdir -p "$KAFKA_TEMPLATE"
+    log "formatting Kafka storage template (cluster id $KAFKA_CLUSTER_ID, SCRAM user $KAFKA_SCRAM_USER)"
+    rm -rf "$KAFKA_HOME"/formatted-* && mkdir -p "$KAFKA_TEMPLATE"
     write_kafka_config "$KAFKA_TEMPLATE" "$KAFKA_HOME/format.properties"
+    mapfile -t scram_flags < <(secure_scram_format_flags "$SCRAM_PASSWORD")
     kafka_java kafka.tools.StorageTool format -t "$KAFKA_CLUSTER_ID" -c "$KAFKA_HOME/format.properties" \
-      >"$LOG_DIR/kafka-format.log" 2>&1 || { cat "$LOG_DIR/kafka-format.log" >&2; die "kafka storage format failed"; }
+      "${scram_flags[@]}" >"$LOG_DIR/kafka-format.log" 2>&1 \
+      || { cat "$LOG_DIR/kafka-format.log" >&2; die "kafka storage format failed"; }
+  fi
+  # Data kept (STACK_KEEP_DATA=1) from another template lacks the SCRAM user: start afresh.
+  if [[ "$(cat "$DATA_DIR/kafka-template" 2>/dev/null)" != "$(basename "$KAFKA_TEMPLATE")" ]]; then
+    rm -rf "$KAFKA_DATA"
   fi
   if [[ ! -f "$KAFKA_DATA/meta.properties" ]]; then
     rm -rf "$KAFKA_DATA"
     cp -a "$KAFKA_TEMPLATE" "$KAFKA_DATA"
+    basename "$KAFKA_TEMPLATE" >"$DATA_DIR/kafka-template"
   fi
+  secure_certificates
   write_kafka_config "$KAFKA_DATA" "$KAFKA_HOME/server.properties"
   cds_flags "kafka-$KAFKA_VERSION"
   # shellcheck disable=SC2086 # KAFKA_HEAP holds several flags
@@ -229,3 +243,11 @@ log "stack ready in $(( $(now_ms) - T0 ))ms (logs: $LOG_DIR)"
 echo "KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT"
 echo "SCHEMA_REGISTRY_URL=http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7"
 echo "REDIS_URL=redis://127.0.0.1:$REDIS_PORT"
+if secure_listener_running "$KAFKA_HOME/server.properties"; then
+  echo "KAFKA_SECURE_BROKERS=127.0.0.1:$KAFKA_SECURE_PORT"
+  echo "KAFKA_SECURE_CA_FILE=$SECURE_CA_FILE"
+  echo "KAFKA_SECURE_USERNAME=$KAFKA_SCRAM_USER"
+  echo "KAFKA_SECURE_PASSWORD_FILE=$SECURE_PASSWORD_FILE"
+else
+  log "kafka runs without the SASL_SSL listener on port $KAFKA_SECURE_PORT (started by an older stack/up.sh, or with another KAFKA_SECURE_PORT): npm run stack:down && npm run stack:up adds it"
+fi

@@ -7,6 +7,10 @@
  *   3. else the local stack (stack/up.sh, idempotent; TEST_STACK=local forces it). The stack is
  *      stopped at teardown only when this run started it and no other test run still uses it.
  *
+ * `inject('kafkaSecure')` describes the broker's SASL_SSL listener (KAFKA_SECURE_* in the
+ * environment, or what stack/up.sh printed), or says why there is none: the tests that need it
+ * fail with that message rather than skip.
+ *
  * process.env is left alone on purpose: the unit project runs in the same vitest process, and its
  * tests must not see the integration endpoints.
  */
@@ -17,6 +21,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { secureFrom, type SecureKafka } from './helpers/secure-listener.js';
 import type { StackEndpoints } from './helpers/stack.js';
 
 declare module 'vitest' {
@@ -24,6 +29,7 @@ declare module 'vitest' {
     kafkaBrokers: string;
     schemaRegistryUrl: string;
     redisUrl: string;
+    kafkaSecure: SecureKafka;
   }
 }
 
@@ -44,9 +50,14 @@ export default async function setup(project: TestProject): Promise<Teardown | un
   project.provide('kafkaBrokers', endpoints.kafkaBrokers);
   project.provide('schemaRegistryUrl', endpoints.schemaRegistryUrl);
   project.provide('redisUrl', endpoints.redisUrl);
+  project.provide('kafkaSecure', endpoints.kafkaSecure);
+  const secure =
+    'brokers' in endpoints.kafkaSecure
+      ? `KAFKA_SECURE_BROKERS=${endpoints.kafkaSecure.brokers}`
+      : 'no SASL_SSL listener';
   console.log(
     `[global-setup] ${source} (${Date.now() - started} ms): KAFKA_BROKERS=${endpoints.kafkaBrokers} ` +
-      `SCHEMA_REGISTRY_URL=${endpoints.schemaRegistryUrl} REDIS_URL=${endpoints.redisUrl}`,
+      `SCHEMA_REGISTRY_URL=${endpoints.schemaRegistryUrl} REDIS_URL=${endpoints.redisUrl} ${secure}`,
   );
   return teardown;
 }
@@ -81,7 +92,18 @@ function endpointsFromEnv(): StackEndpoints | undefined {
         '(then the tests use testcontainers or the local stack)',
     );
   }
-  return { kafkaBrokers: KAFKA_BROKERS, schemaRegistryUrl: SCHEMA_REGISTRY_URL, redisUrl: REDIS_URL };
+  return {
+    kafkaBrokers: KAFKA_BROKERS,
+    schemaRegistryUrl: SCHEMA_REGISTRY_URL,
+    redisUrl: REDIS_URL,
+    kafkaSecure: secureFrom(
+      process.env,
+      'set KAFKA_SECURE_BROKERS, KAFKA_SECURE_CA_FILE, KAFKA_SECURE_USERNAME and ' +
+        'KAFKA_SECURE_PASSWORD_FILE along with KAFKA_BROKERS: the SASL_SSL listener that ' +
+        'stack/up.sh starts and prints (or unset KAFKA_BROKERS, SCHEMA_REGISTRY_URL and REDIS_URL ' +
+        'to let the tests start the local stack)',
+    ),
+  };
 }
 
 // --- 2. testcontainers -----------------------------------------------------------------------
@@ -208,6 +230,12 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
         kafkaBrokers,
         schemaRegistryUrl: `http://${registry.getHost()}:${registry.getMappedPort(8080)}/apis/ccompat/v7`,
         redisUrl: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
+        kafkaSecure: {
+          missing:
+            'the Kafka container has no SASL_SSL listener: run the tests against the local stack ' +
+            '(TEST_STACK=local) or set KAFKA_SECURE_BROKERS, KAFKA_SECURE_CA_FILE, ' +
+            'KAFKA_SECURE_USERNAME and KAFKA_SECURE_PASSWORD_FILE with the other endpoints',
+        },
       },
       teardown,
     };
@@ -298,5 +326,10 @@ async function startLocalStack(): Promise<{ endpoints: StackEndpoints; teardown?
     }
     await runScript('down.sh');
   };
-  return { endpoints: { kafkaBrokers, schemaRegistryUrl, redisUrl }, teardown };
+  const kafkaSecure = secureFrom(
+    Object.fromEntries(vars),
+    'the running local stack has no SASL_SSL listener (its Kafka was started by an older ' +
+      'stack/up.sh): restart it with npm run stack:down && npm run stack:up',
+  );
+  return { endpoints: { kafkaBrokers, schemaRegistryUrl, redisUrl, kafkaSecure }, teardown };
 }

@@ -1,6 +1,8 @@
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { AuditConfig } from '../config.js';
 import { basicAuthHeader } from '../config-transport.js';
+import { ConfigError } from '../errors.js';
+import { kafkaConnectError } from '../kafka-connect-errors.js';
 import { createRegistryClient } from '../producers/registry-client.js';
 import { plainJsonCodec, registryCodec, type ValueCodec } from '../producers/value-codec.js';
 import { AuditError } from './errors.js';
@@ -34,6 +36,8 @@ export async function openClients(config: AuditConfig): Promise<AuditClients> {
     await admin.describeCluster();
   } catch (error) {
     await admin.disconnect().catch(() => undefined);
+    const explained = kafkaConnectError(error);
+    if (explained instanceof ConfigError) throw explained;
     throw new AuditError(
       'UNREACHABLE',
       `cannot reach Kafka at ${config.KAFKA_BROKERS.join(',')}: ${reasonOf(error)}`,

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Admin, type KafkaConfig } from 'kafkajs';
+import type { SecureKafka } from './secure-listener.js';
 
 /** Values that test/global-setup.ts hands to the tests (read them with `inject(...)`). */
 export interface StackEndpoints {
@@ -18,6 +19,8 @@ export interface StackEndpoints {
   schemaRegistryUrl: string;
   /** redis://host:port */
   redisUrl: string;
+  /** The broker's SASL_SSL listener, or why there is none. */
+  kafkaSecure: SecureKafka;
 }
 
 /** A unique, Kafka-safe name (topic, group, transactional id...) so test files never collide. */
