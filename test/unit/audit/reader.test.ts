@@ -39,7 +39,8 @@ class FakeConsumer {
   pause = (): void => undefined;
 
   seek({ offset }: { offset: string }): void {
-    if (!this.joined) throw new Error('Consumer group was not initialized, consumer#run must be called first');
+    if (!this.joined)
+      throw new Error('Consumer group was not initialized, consumer#run must be called first');
     this.position = Number(offset);
   }
 
@@ -53,7 +54,10 @@ class FakeConsumer {
     const crash = this.crashes.shift();
     if (crash) {
       this.emitter.emit('crash', { payload: { error: new Error('join timed out'), restart: crash.restart } });
-      if (crash.restart) setTimeout(() => { this.start(); }, 5);
+      if (crash.restart)
+        setTimeout(() => {
+          this.start();
+        }, 5);
       return;
     }
     this.joined = true;
@@ -73,7 +77,9 @@ class FakeConsumer {
       headers: {},
     }));
     const batch = { topic: TOPIC, partition: 0, messages } as unknown as Batch;
-    await this.eachBatch?.({ batch } as unknown as Parameters<NonNullable<ConsumerRunConfig['eachBatch']>>[0]);
+    await this.eachBatch?.({ batch } as unknown as Parameters<
+      NonNullable<ConsumerRunConfig['eachBatch']>
+    >[0]);
     this.emitter.emit('end', {
       payload: { topic: TOPIC, partition: 0, firstOffset: String(first), lastOffset: String(END - 1) },
     });
