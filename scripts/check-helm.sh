@@ -40,13 +40,55 @@ kube_validate_bin() {
   echo "$venv/bin/kubernetes-validate"
 }
 
+fail() {
+  echo "check-helm: $*" >&2
+  exit 1
+}
+
+# The rendered Deployment (one line per line of YAML) for the given --set flags.
+deployment() {
+  local helm="$1"
+  shift
+  "$helm" template check helm/verification-gateway --show-only templates/deployment.yaml "$@"
+}
+
+# The console's tokens: none by default; both as files from the chosen Secret when enabled;
+# the read-only one alone without an operator key; refused when secretFiles lists them too.
+check_console_values() {
+  local helm="$1" out
+  out="$(deployment "$helm")"
+  ! grep -q CONSOLE_ <<<"$out" || fail "the console is on by default"
+  out="$(deployment "$helm" --set console.enabled=true --set console.existingSecret=console-tokens \
+    --set console.tokenKey=read --set console.operatorTokenKey=operate)"
+  grep -q 'secretName: console-tokens' <<<"$out" || fail "console tokens not taken from console.existingSecret"
+  grep -q '{ key: read, path: CONSOLE_TOKEN }' <<<"$out" || fail "console.tokenKey not mounted"
+  grep -q '{ key: operate, path: CONSOLE_OPERATOR_TOKEN }' <<<"$out" || fail "console.operatorTokenKey not mounted"
+  grep -A1 -- '- name: CONSOLE_TOKEN_FILE' <<<"$out" |
+    grep -q 'value: /run/secrets/verification-gateway-console/CONSOLE_TOKEN$' || fail "no CONSOLE_TOKEN_FILE"
+  grep -A1 -- '- name: CONSOLE_OPERATOR_TOKEN_FILE' <<<"$out" |
+    grep -q 'value: /run/secrets/verification-gateway-console/CONSOLE_OPERATOR_TOKEN$' ||
+    fail "no CONSOLE_OPERATOR_TOKEN_FILE"
+  grep -q 'mountPath: /run/secrets/verification-gateway-console, readOnly: true' <<<"$out" ||
+    fail "console tokens not mounted"
+  ! grep -q '^ *- name: CONSOLE_TOKEN$\|^ *- name: CONSOLE_OPERATOR_TOKEN$' <<<"$out" ||
+    fail "a console token given as an environment value"
+  out="$(deployment "$helm" --set console.enabled=true --set console.operatorTokenKey=)"
+  grep -q 'secretName: verification-gateway$' <<<"$out" || fail "console tokens not from existingSecret by default"
+  grep -q CONSOLE_TOKEN_FILE <<<"$out" || fail "no CONSOLE_TOKEN_FILE for a read-only console"
+  ! grep -q CONSOLE_OPERATOR_TOKEN <<<"$out" || fail "an operator token without console.operatorTokenKey"
+  if deployment "$helm" --set console.enabled=true --set 'secretFiles={VENDOR_API_KEY,CONSOLE_TOKEN}' \
+    >/dev/null 2>&1; then
+    fail "console.enabled with CONSOLE_TOKEN in secretFiles was not refused"
+  fi
+}
+
 helm="$(helm_bin)"
 validate="$(kube_validate_bin)"
 "$helm" lint helm/verification-gateway
 rendered="$(mktemp)"
 trap 'rm -f "$rendered"' EXIT
 # Every optional part on: the ingress with TLS, the NetworkPolicy with an egress rule, a digest,
-# the dashboard ConfigMap.
+# the dashboard ConfigMap, the console with its tokens from a Secret of their own.
 "$helm" template check helm/verification-gateway \
   --set ingress.enabled=true \
   --set 'ingress.tls[0].secretName=webhooks-tls' --set 'ingress.tls[0].hosts[0]=webhooks.example' \
@@ -55,8 +97,10 @@ trap 'rm -f "$rendered"' EXIT
   --set 'networkPolicy.egress[0].ports[0].port=9093' \
   --set image.digest=sha256:0000000000000000000000000000000000000000000000000000000000000000 \
   --set dashboard.enabled=true \
+  --set console.enabled=true --set console.existingSecret=console-tokens \
   >"$rendered"
 "$validate" --kubernetes-version 1.30.0 --strict "$rendered"
+check_console_values "$helm"
 # The PrometheusRule is a custom resource, which the Kubernetes schemas do not describe: it is
 # rendered (a template error fails here) and its rules are checked by scripts/check-rules.sh.
 "$helm" template check helm/verification-gateway --set prometheusRule.enabled=true \

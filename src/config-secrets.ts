@@ -12,6 +12,8 @@ export const SECRET_SETTINGS = [
   'KAFKA_SASL_PASSWORD',
   'SCHEMA_REGISTRY_PASSWORD',
   'REDIS_PASSWORD',
+  'CONSOLE_TOKEN',
+  'CONSOLE_OPERATOR_TOKEN',
 ] as const;
 
 /** The environment with every `<NAME>_FILE` of a secret setting read into `<NAME>`. */
@@ -29,6 +31,17 @@ export function withSecretFiles(
     resolved[name] = readSettingFile(`${name}_FILE`, path).replace(/\r?\n$/, '');
   }
   return resolved;
+}
+
+/**
+ * The name to blame for a bad value of `name`: `<NAME>_FILE` when the value came from that
+ * file, so that the message names the setting the operator actually wrote.
+ */
+export function settingGiven(env: Readonly<Record<string, string | undefined>>, name: string): string {
+  const file = env[`${name}_FILE`];
+  return file !== undefined && file !== '' && (env[name] === undefined || env[name] === '')
+    ? `${name}_FILE`
+    : name;
 }
 
 /** A file named by a setting (a secret, a CA or a client certificate); the error names the setting. */

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
 import { WEBHOOK_METHODS } from './contract/vocabulary.js';
 import { DEFAULT_VENDOR_CONNECTIONS } from './vendor-api/options.js';
 import { isAllowListEntry } from './vendor-api/selfie-guard.js';
-import { withSecretFiles } from './config-secrets.js';
+import { SECRET_SETTINGS, settingGiven, withSecretFiles } from './config-secrets.js';
 import {
   kafkaSecurity,
   registryAuth,
@@ -162,10 +161,8 @@ const envSchema = z.object({
   ...transportEnvShape,
   /** The console is off unless a read-only token is given, in the variable or a file. */
   CONSOLE_TOKEN: consoleToken,
-  CONSOLE_TOKEN_FILE: z.string().min(1).optional(),
   /** The operator token may also reveal personal data and redrive. */
   CONSOLE_OPERATOR_TOKEN: consoleToken,
-  CONSOLE_OPERATOR_TOKEN_FILE: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -188,8 +185,7 @@ export interface ConsoleTokens {
   operator?: string;
 }
 
-type TokenSettings =
-  'CONSOLE_TOKEN' | 'CONSOLE_TOKEN_FILE' | 'CONSOLE_OPERATOR_TOKEN' | 'CONSOLE_OPERATOR_TOKEN_FILE';
+type TokenSettings = 'CONSOLE_TOKEN' | 'CONSOLE_OPERATOR_TOKEN';
 
 export type Config = Readonly<
   Omit<Env, 'VENDOR_LIMITS' | TokenSettings> & {
@@ -203,24 +199,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(withSecretFiles(env));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const setting = String(issue?.path[0] ?? 'environment');
+    const setting = settingGiven(env, String(issue?.path[0] ?? 'environment'));
     const detail = issue?.path.slice(1).join('.');
     throw new ConfigError(setting, `${detail ? `${detail}: ` : ''}${issue?.message ?? 'invalid'}`);
   }
-  const {
-    VENDOR_LIMITS,
-    CONSOLE_TOKEN,
-    CONSOLE_TOKEN_FILE,
-    CONSOLE_OPERATOR_TOKEN,
-    CONSOLE_OPERATOR_TOKEN_FILE,
-    ...rest
-  } = parsed.data;
-  const consoleTokens = readConsoleTokens({
-    CONSOLE_TOKEN,
-    CONSOLE_TOKEN_FILE,
-    CONSOLE_OPERATOR_TOKEN,
-    CONSOLE_OPERATOR_TOKEN_FILE,
-  });
+  const { VENDOR_LIMITS, CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, ...rest } = parsed.data;
+  const consoleTokens = readConsoleTokens({ CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN });
   const limits = Object.fromEntries(
     OPERATIONS.map((op) => {
       const override = VENDOR_LIMITS[op] ?? {};
@@ -277,13 +261,10 @@ export function otlpTracesEndpoint(config: Config): string | undefined {
   return config.OTEL_TRACES_EXPORTER === 'otlp' ? 'http://localhost:4318/v1/traces' : undefined;
 }
 
+/** The tokens, each given in its variable or, through withSecretFiles, in `<NAME>_FILE`. */
 function readConsoleTokens(env: Pick<Env, TokenSettings>): Readonly<ConsoleTokens> | undefined {
-  const readOnly = tokenOf('CONSOLE_TOKEN', env.CONSOLE_TOKEN, env.CONSOLE_TOKEN_FILE);
-  const operator = tokenOf(
-    'CONSOLE_OPERATOR_TOKEN',
-    env.CONSOLE_OPERATOR_TOKEN,
-    env.CONSOLE_OPERATOR_TOKEN_FILE,
-  );
+  const readOnly = env.CONSOLE_TOKEN;
+  const operator = env.CONSOLE_OPERATOR_TOKEN;
   if (readOnly === undefined) {
     if (operator !== undefined)
       throw new ConfigError('CONSOLE_TOKEN', 'is required with CONSOLE_OPERATOR_TOKEN');
@@ -296,25 +277,6 @@ function readConsoleTokens(env: Pick<Env, TokenSettings>): Readonly<ConsoleToken
     );
   }
   return Object.freeze(operator === undefined ? { readOnly } : { readOnly, operator });
-}
-
-function tokenOf(setting: string, value: string | undefined, file: string | undefined): string | undefined {
-  if (value !== undefined && file !== undefined) {
-    throw new ConfigError(setting, `set either ${setting} or ${setting}_FILE, not both`);
-  }
-  if (file === undefined) return value;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    throw new ConfigError(
-      `${setting}_FILE`,
-      `cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
-  }
-  if (text.length < 16)
-    throw new ConfigError(`${setting}_FILE`, 'must hold a token of at least 16 characters');
-  return text;
 }
 
 /**
@@ -336,6 +298,9 @@ const auditEnvSchema = envSchema
     AUDIT_CONNECT_TIMEOUT_MS: int(1, 3_000),
   });
 
+/** Only the secrets the audit commands use are read: the console's or the vendor's files may be out of reach. */
+const AUDIT_SECRET_SETTINGS = SECRET_SETTINGS.filter((name) => name in auditEnvSchema.shape);
+
 export type AuditConfig = Readonly<z.infer<typeof auditEnvSchema> & TransportSecurity>;
 
 export function loadAuditConfig(
@@ -343,7 +308,7 @@ export function loadAuditConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): AuditConfig {
   const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
-  const parsed = auditEnvSchema.safeParse(withSecretFiles({ ...env, ...given }));
+  const parsed = auditEnvSchema.safeParse(withSecretFiles({ ...env, ...given }, AUDIT_SECRET_SETTINGS));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'invalid');

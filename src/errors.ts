@@ -13,6 +13,10 @@ export const ERROR_KINDS = [
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
+export function isErrorKind(value: string): value is ErrorKind {
+  return (ERROR_KINDS as readonly string[]).includes(value);
+}
+
 /**
  * Every `error.code` a dead letter can carry (shared/contract.md leaves it open; the service
  * closes it here). The vendor client's codes first (src/vendor-api/errors.ts says when each is

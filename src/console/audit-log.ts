@@ -1,19 +1,14 @@
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
+import { consoleAuditEventSchema, type ConsoleAuditEvent } from '../contract/audit-events.js';
+import { topicNames } from '../contract/operations.js';
 
 /**
- * What the console did with its power: every reveal and redrive, by role, what, when and how
- * many, written to `<prefix>.audit` and to the log. Never personal data: dead letters are named
- * by their coordinates, filters by what they narrow, not by their values.
+ * What the console did with its power: every reveal and redrive, written to `<prefix>.audit`
+ * and to the log. The event's shape, and what keeps personal data out of it, is the contract's
+ * (src/contract/audit-events.ts): each event is checked against it before it is written.
  */
-export interface ConsoleAuditEvent {
-  action: 'reveal' | 'redrive';
-  role: 'operator' | 'read-only';
-  /** The dead letters or the filter acted on. */
-  target: Record<string, unknown>;
-  count: number;
-  at: string;
-}
+export type { ConsoleAuditEvent } from '../contract/audit-events.js';
 
 export interface AuditLog {
   write(event: ConsoleAuditEvent): Promise<void>;
@@ -21,7 +16,7 @@ export interface AuditLog {
 }
 
 export function auditTopic(prefix: string): string {
-  return `${prefix}.audit`;
+  return topicNames(prefix).audit;
 }
 
 export function kafkaAuditLog(kafka: Pick<Kafka, 'producer'>, prefix: string, logger: Logger): AuditLog {
@@ -39,7 +34,9 @@ export function kafkaAuditLog(kafka: Pick<Kafka, 'producer'>, prefix: string, lo
     return created;
   };
   return {
-    async write(event) {
+    async write(given) {
+      // Throws on a field the contract does not know: a bug, never written to the topic.
+      const event = consoleAuditEventSchema.parse(given);
       logger.info({ audit: event }, `console ${event.action}`);
       const p = await connected();
       await p.send({

@@ -93,6 +93,10 @@ export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): 
     { preHandler: [scope.csrfProtection.bind(scope), requireOperator] },
     async (request, reply) => {
       const { partition, offset } = request.params;
+      // Bad coordinates name no dead letter: refused before an audit event is written.
+      if (!/^\d+$/.test(partition) || !/^\d+$/.test(offset)) {
+        return reply.code(400).type('text/plain').send('bad coordinates');
+      }
       await deps.auditLog.write({
         action: 'reveal',
         role: roleOf(request),

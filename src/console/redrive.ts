@@ -5,7 +5,11 @@ import type { FilterCriteria } from '../audit/filters.js';
 import type { LineSink } from '../audit/jsonl.js';
 import { runRedrive } from '../audit/run-redrive.js';
 import { namesOf } from '../audit/scan.js';
-import { requireOperator, roleOf } from './auth.js';
+import type { Window } from '../audit/window.js';
+import type { ConsoleAuditEvent } from '../contract/audit-events.js';
+import { isOperation } from '../contract/operations.js';
+import { isErrorKind } from '../errors.js';
+import { requireOperator, roleOf, type Role } from './auth.js';
 import { failed } from './dead-letters.js';
 import type { ConsoleDeps } from './index.js';
 import { page } from './index.js';
@@ -42,9 +46,17 @@ export function registerRedrive(scope: FastifyInstance, deps: ConsoleDeps): void
   });
   scope.post<{ Body: Body }>('/redrive/run', guarded, async (request, reply) => {
     const chosen = chosenOf(request.body);
+    let criteria: Criteria;
+    try {
+      // Checked before the job starts: a bad filter is a 400, never a run or an audit event.
+      criteria = criteriaOf(deps, chosen);
+    } catch (error) {
+      const view = { query: chosen.query, chosen: chosen.deadLetters, lines: [] };
+      return failed(request, reply, 'redrive-plan', view, error);
+    }
     const job: Job = { id: randomUUID(), state: 'running', lines: [] };
     jobs.set(job.id, job);
-    void runJob(deps, job, chosen, roleOf(request));
+    void runJob(deps, job, { chosen, criteria }, roleOf(request));
     return reply.redirect(`/console/redrive/jobs/${job.id}`, 303);
   });
   scope.get<{ Params: { id: string } }>('/redrive/jobs/:id', (request, reply) => {
@@ -78,7 +90,9 @@ function chosenOf(body: Body): Chosen {
   };
 }
 
-function criteriaOf(deps: ConsoleDeps, chosen: Chosen): ReturnType<typeof toCriteria> {
+type Criteria = ReturnType<typeof toCriteria>;
+
+function criteriaOf(deps: ConsoleDeps, chosen: Chosen): Criteria {
   const { window, filter } = toCriteria(chosen.query);
   const errors = namesOf(deps.audit()).errors;
   const byCoordinates: FilterCriteria =
@@ -113,15 +127,11 @@ async function dryRun(deps: ConsoleDeps, chosen: Chosen): Promise<Record<string,
 async function runJob(
   deps: ConsoleDeps,
   job: Job,
-  chosen: Chosen,
-  role: ReturnType<typeof roleOf>,
+  { chosen, criteria }: { chosen: Chosen; criteria: Criteria },
+  role: Role,
 ): Promise<void> {
   try {
-    const s = await runRedrive(deps.audit(), {
-      ...criteriaOf(deps, chosen),
-      dryRun: false,
-      sink: collectingSink(job.lines),
-    });
+    const s = await runRedrive(deps.audit(), { ...criteria, dryRun: false, sink: collectingSink(job.lines) });
     job.summary = { redriven: s.redriven, skipped: s.skipped, read: s.read };
     job.state = 'done';
   } catch (error) {
@@ -132,7 +142,7 @@ async function runJob(
     .write({
       action: 'redrive',
       role,
-      target: describeChoice(chosen),
+      target: describeChoice(chosen, criteria.window),
       count: job.summary?.redriven ?? job.lines.filter((l) => l.action === 'redriven').length,
       at: deps.now().toISOString(),
     })
@@ -141,16 +151,23 @@ async function runJob(
     });
 }
 
-/** The choice without personal data: a key filter is said to be there, not what it was. */
-function describeChoice(chosen: Chosen): Record<string, unknown> {
+type RedriveTarget = Extract<ConsoleAuditEvent, { action: 'redrive' }>['target'];
+
+/**
+ * The choice without personal data: a key filter is said to be there, not what it was. The
+ * window as read, in UTC (both ends are set once the query has been checked).
+ */
+function describeChoice(chosen: Chosen, window: Window): RedriveTarget {
   const { query } = chosen;
+  const time = (date: Date | undefined, given: string): string => date?.toISOString() ?? given;
+  const [from, to] = window.kind === 'time' ? [window.from, window.to] : [undefined, undefined];
   return {
-    from: query.from,
-    to: query.to,
-    ...(query.operation ? { operation: query.operation } : {}),
-    ...(query.kind ? { kind: query.kind } : {}),
+    from: time(from, query.from),
+    to: time(to, query.to),
+    ...(isOperation(query.operation) ? { operation: query.operation } : {}),
+    ...(isErrorKind(query.kind) ? { kind: query.kind } : {}),
     ...(query.requestId ? { requestId: query.requestId } : {}),
-    ...(query.key ? { keyFilter: true } : {}),
+    ...(query.key ? { keyFilter: true as const } : {}),
     ...(chosen.deadLetters.length > 0 ? { deadLetters: chosen.deadLetters } : {}),
   };
 }

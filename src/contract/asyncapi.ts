@@ -70,6 +70,30 @@ function message(name: string, title: string, schema: JsonSchema, headers: JsonS
   };
 }
 
+/**
+ * The console's audit events: plain JSON whatever SCHEMA_REGISTRY_URL says (no registry
+ * framing), keyed by the action, with a content-type header and no CloudEvents headers.
+ */
+function auditMessage(schema: JsonSchema): object {
+  return {
+    name: 'console-audit-event',
+    title: 'Console audit event',
+    contentType: 'application/json',
+    headers: {
+      type: 'object',
+      required: ['content-type'],
+      properties: { 'content-type': { type: 'string', const: 'application/json' } },
+    },
+    payload: { schemaFormat: SCHEMA_FORMAT, schema },
+    bindings: {
+      kafka: {
+        key: { type: 'string', enum: ['reveal', 'redrive'], description: 'The action' },
+        bindingVersion: KAFKA_BINDING,
+      },
+    },
+  };
+}
+
 export function generateAsyncApi(version: string): Record<string, unknown> {
   const schemas = generateJsonSchemas();
   const schema = (name: string): JsonSchema => schemas.get(name) ?? {};
@@ -125,6 +149,12 @@ export function generateAsyncApi(version: string): Record<string, unknown> {
       schema('events.vehicle-search'),
       outputHeaders('^verification\\.event\\.vehicle-search\\.'),
     ),
+  );
+  add(
+    'audit',
+    'send',
+    'Every reveal and redrive done in the operator console, without personal data',
+    auditMessage(schema('audit')),
   );
   return {
     asyncapi: '3.0.0',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { consoleAuditEventSchema } from './audit-events.js';
 import {
   errorEnvelopeSchema,
   requestEnvelopeSchema,
@@ -34,10 +35,14 @@ export function generateJsonSchemas(): Map<string, JsonSchema> {
   }
   schemas.set('errors', toJson(errorEnvelopeSchema, 'Dead letter', 'output'));
   schemas.set('events.vehicle-search', toJson(vehicleSearchEventSchema, 'Vehicle-search event', 'output'));
+  schemas.set('audit', toJson(consoleAuditEventSchema, 'Console audit event', 'output'));
   return schemas;
 }
 
-/** The schemas keyed by full topic name under a prefix. */
+/**
+ * The schemas registered under `<topic>-value`, keyed by full topic name under a prefix: every
+ * topic the service frames for the registry. The audit topic is plain JSON, so not among them.
+ */
 export function jsonSchemasByTopic(prefix: string): Map<string, JsonSchema> {
   const topics = topicNames(prefix);
   const all = generateJsonSchemas();

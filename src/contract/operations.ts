@@ -22,6 +22,8 @@ export interface TopicNames {
   result(operation: Operation): string;
   errors: string;
   vehicleSearchEvents: string;
+  /** The operator console's audit events (contract/audit-events.ts). */
+  audit: string;
   /** The operation a request topic belongs to, or undefined for any other topic. */
   operationOfRequestTopic(topic: string): Operation | undefined;
 }
@@ -33,6 +35,7 @@ export function topicNames(prefix: string): TopicNames {
     result: (operation) => `${prefix}.results.${operation}`,
     errors: `${prefix}.errors`,
     vehicleSearchEvents: `${prefix}.events.vehicle-search`,
+    audit: `${prefix}.audit`,
     operationOfRequestTopic(topic) {
       if (!topic.startsWith(requestPrefix)) return undefined;
       const operation = topic.slice(requestPrefix.length);

@@ -29,7 +29,7 @@ export function contractTopics(topics: TopicNames, settings: TopicSettings): ITo
     make(topics.errors, settings.outputRetentionMs, true),
     make(topics.vehicleSearchEvents, settings.outputRetentionMs, true),
     // The console's audit events (reveal, redrive): kept like the outputs, for audits.
-    make(`${topics.errors.slice(0, -'.errors'.length)}.audit`, settings.outputRetentionMs, false),
+    make(topics.audit, settings.outputRetentionMs, false),
   ];
 }
 

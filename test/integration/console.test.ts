@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleAuditEventSchema } from '../../src/contract/audit-events.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor, createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import {
@@ -180,8 +181,8 @@ describe('the console in a browser', () => {
     await page.screenshot({ path: join(SHOTS, '8-trail.png'), fullPage: true });
     await page.close();
 
-    // The reveal and the redrive were audited, with no personal data.
-    const audit = await readAll(names.errors.replace(/\.errors$/, '.audit'), 2);
+    // The reveal and the redrive were audited, as the contract's schema says, with no personal data.
+    const audit = (await readAll(names.audit, 2)).map((e) => consoleAuditEventSchema.parse(e));
     expect(audit.map((e) => [e.action, e.role, e.count])).toEqual([
       ['reveal', 'operator', 1],
       ['redrive', 'operator', 2],
@@ -256,6 +257,25 @@ describe('console refusals', () => {
     expect(await without.text()).toContain('csrf');
     expect((await reveal({ _csrf: 'forged' })).status).toBe(403);
     expect((await reveal({ _csrf: csrf })).status).toBe(200);
+  });
+
+  it('refuses a redrive with a bad filter and a reveal with bad coordinates (400), before any run', async () => {
+    const session = cookiesOf(await login(OPERATOR_TOKEN));
+    const pageResponse = await fetch(`${base}/console/redrive`, { headers: { cookie: session } });
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec(await pageResponse.text())?.[1] ?? '';
+    const cookie = [session, cookiesOf(pageResponse)].join('; ');
+    const post = (path: string, fields: Record<string, string>): Promise<Response> =>
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+      });
+    const badTime = await post('/console/redrive/run', { from: 'yesterday' });
+    expect(badTime.status).toBe(400);
+    expect(await badTime.text()).toContain('from must be an ISO 8601 time');
+    expect((await post('/console/redrive/run', { kind: 'no-such-kind' })).status).toBe(400);
+    expect((await post('/console/dead-letters/first/0/reveal', {})).status).toBe(400);
   });
 
   it('serves nothing of the console on the public port', async () => {

@@ -27,9 +27,17 @@ describe('secret settings given as files', () => {
           ? { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u' }
           : name === 'SCHEMA_REGISTRY_PASSWORD'
             ? { SCHEMA_REGISTRY_USERNAME: 'u' }
-            : {};
+            : name === 'CONSOLE_OPERATOR_TOKEN'
+              ? { CONSOLE_TOKEN: 'read-only-token-123456' }
+              : {};
     const config = loadConfig({ ...env, ...extra });
-    expect(config[name]).toBe('from-a-file-0123456789');
+    const value =
+      name === 'CONSOLE_TOKEN'
+        ? config.console?.readOnly
+        : name === 'CONSOLE_OPERATOR_TOKEN'
+          ? config.console?.operator
+          : config[name];
+    expect(value).toBe('from-a-file-0123456789');
   });
 
   it('refuses a secret given both ways, and a file that cannot be read, naming the setting', () => {
@@ -39,6 +47,16 @@ describe('secret settings given as files', () => {
     expect(() =>
       loadConfig({ ...base, VENDOR_API_KEY: undefined, VENDOR_API_KEY_FILE: join(dir, 'missing') }),
     ).toThrow(/^VENDOR_API_KEY_FILE: cannot read the file .*ENOENT/);
+  });
+
+  it('names the file setting when the value read from it is refused', () => {
+    const short = file('short-token', 'too-short\n');
+    expect(() => loadConfig({ ...base, CONSOLE_TOKEN_FILE: short })).toThrow(
+      /^CONSOLE_TOKEN_FILE: must be at least 16 characters/,
+    );
+    expect(() => loadConfig({ ...base, CONSOLE_TOKEN: 'too-short' })).toThrow(
+      /^CONSOLE_TOKEN: must be at least 16 characters/,
+    );
   });
 });
 
@@ -96,6 +114,9 @@ describe('transport security settings', () => {
         KAFKA_SASL_PASSWORD_FILE: file('audit-pw', 'secret\n'),
         SCHEMA_REGISTRY_USERNAME: 'auditor',
         SCHEMA_REGISTRY_PASSWORD: 'rpw',
+        // Secrets of the service alone, out of an auditor's reach: never read by the audit commands.
+        CONSOLE_TOKEN_FILE: join(dir, 'missing-console-token'),
+        VENDOR_API_KEY_FILE: join(dir, 'missing-vendor-key'),
       },
     );
     expect(config.kafkaSecurity).toEqual({

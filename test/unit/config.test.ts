@@ -71,8 +71,14 @@ describe('console settings', () => {
       { CONSOLE_TOKEN: 'same-token-123456789', CONSOLE_OPERATOR_TOKEN: 'same-token-123456789' },
       /^CONSOLE_OPERATOR_TOKEN: must differ/,
     ],
-    [{ CONSOLE_TOKEN_FILE: '/nonexistent/console-token' }, /^CONSOLE_TOKEN_FILE: cannot be read/],
-    [{ CONSOLE_TOKEN: 'read-only-token-123456', CONSOLE_TOKEN_FILE: '/x' }, /^CONSOLE_TOKEN: set either/],
+    [
+      { CONSOLE_TOKEN_FILE: '/nonexistent/console-token' },
+      /^CONSOLE_TOKEN_FILE: cannot read the file \/nonexistent\/console-token \(ENOENT\)/,
+    ],
+    [
+      { CONSOLE_TOKEN: 'read-only-token-123456', CONSOLE_TOKEN_FILE: '/x' },
+      /^CONSOLE_TOKEN_FILE: cannot be set together with CONSOLE_TOKEN/,
+    ],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(message);
   });

@@ -6,6 +6,12 @@ import { ASYNCAPI_FILE, renderAsyncApi } from '../../../scripts/generate-schemas
 import { generateJsonSchemas } from '../../../src/contract/json-schemas.js';
 import { OPERATIONS } from '../../../src/contract/operations.js';
 
+interface AuditMessage {
+  headers: { properties: Record<string, unknown> };
+  payload: { schema: unknown };
+  bindings: { kafka: { key: { enum: string[] } } };
+}
+
 describe('schemas/asyncapi.yaml', () => {
   const text = readFileSync(ASYNCAPI_FILE, 'utf8');
 
@@ -29,7 +35,7 @@ describe('schemas/asyncapi.yaml', () => {
     const errors = diagnostics.filter((d) => String(d.severity) === '0');
     expect(errors.map((d) => `${d.path.join('.')}: ${d.message}`)).toEqual([]);
     expect(document?.version()).toBe('3.0.0');
-    expect(document?.channels().length).toBe(OPERATIONS.length * 2 + 2);
+    expect(document?.channels().length).toBe(OPERATIONS.length * 2 + 3);
     const actions = document
       ?.operations()
       .all()
@@ -37,5 +43,21 @@ describe('schemas/asyncapi.yaml', () => {
     expect(actions).toContain('receive {prefix}.requests.vehicle');
     expect(actions).toContain('send {prefix}.errors');
     expect(actions).toContain('send {prefix}.events.vehicle-search');
+    expect(actions).toContain('send {prefix}.audit');
+  });
+
+  it('describes the audit topic as plain JSON keyed by the action, with the schema the console writes', () => {
+    const document = parse(text) as {
+      channels: Record<string, { address: string; messages: Record<string, { $ref: string }> }>;
+      components: { messages: Record<string, AuditMessage> };
+    };
+    expect(document.channels.audit?.address).toBe('{prefix}.audit');
+    expect(document.channels.audit?.messages.audit?.$ref).toBe('#/components/messages/audit');
+    const audit = document.components.messages.audit;
+    expect(audit?.payload.schema).toEqual(generateJsonSchemas().get('audit'));
+    // No registry framing: the console writes JSON as is, whatever SCHEMA_REGISTRY_URL says.
+    expect(audit?.bindings.kafka).not.toHaveProperty('schemaIdLocation');
+    expect(audit?.bindings.kafka.key.enum).toEqual(['reveal', 'redrive']);
+    expect(Object.keys(audit?.headers.properties ?? {})).toEqual(['content-type']);
   });
 });
