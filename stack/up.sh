@@ -229,7 +229,8 @@ else
   mkdir -p "$DATA_DIR/redis"
   # Foreground process in its own session (not --daemonize): spawn records the real pid.
   spawn redis redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --protected-mode yes \
-    --save '' --appendonly no --dir "$DATA_DIR/redis" --daemonize no --loglevel notice
+    --save '' --appendonly yes --appendfsync everysec --dir "$DATA_DIR/redis" \
+    --daemonize no --loglevel notice
   log "redis starting (pid $(pid_of redis))"
 fi
 

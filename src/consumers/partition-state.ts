@@ -7,7 +7,13 @@ import { OffsetTracker, type DrainedPrefix } from './offset-tracker.js';
 export class PartitionState {
   readonly id: string;
   readonly tracker = new OffsetTracker<OutputRecord>();
+  /** Aborts work that has not reached the vendor yet: breaker and limiter waits, backoffs. */
   readonly abort = new AbortController();
+  /**
+   * Aborts vendor calls under way. Revocation lets them finish (up to a deadline) so their paid
+   * outcome is stored and the partition's new owner reuses it instead of paying again.
+   */
+  readonly callAbort = new AbortController();
   /** Messages at or below this offset were taken already (or committed before we got the partition). */
   highestTaken = -1n;
   /** A drained prefix whose commit failed and is tried again. */

@@ -61,12 +61,23 @@ export type ProcessOutcome =
   /** Stopped by shutdown or revocation: not completed, so it is read again later. */
   | { kind: 'aborted' };
 
+/**
+ * `signal` stops work before a vendor call starts (waits, backoffs, the prepare step);
+ * `callSignal` aborts a call under way. They differ on revocation: a started call is paid for,
+ * so it finishes and its outcome is stored for whoever owns the partition next.
+ */
+export interface RequestSignals {
+  signal: AbortSignal;
+  callSignal: AbortSignal;
+}
+
 export async function processRequest<O extends Operation>(
   deps: ProcessDeps,
   incoming: IncomingRequest<O>,
-  signal: AbortSignal,
+  signals: RequestSignals,
   log: RequestLogger,
 ): Promise<ProcessOutcome> {
+  const { signal } = signals;
   const receivedAt = deps.now();
   const read = await readRequest(deps, incoming);
   if (!read.ok) return deadLetter(deps, incoming, read.request, read.error, 0, read.requestId);
@@ -97,7 +108,7 @@ export async function processRequest<O extends Operation>(
       correlation: incoming.correlation,
       origin: incoming.origin,
     };
-    call = await callWithRetries(deps, incoming.operation, context, params, signal, log);
+    call = await callWithRetries(deps, incoming.operation, context, params, signals, log);
   } catch (error) {
     await slot.reservation.release();
     if (signal.aborted) return { kind: 'aborted' };
@@ -219,7 +230,7 @@ async function callWithRetries<O extends Operation>(
   operation: O,
   context: Omit<HandlerContext, 'signal'>,
   params: ParamsOf<O>,
-  signal: AbortSignal,
+  { signal, callSignal }: RequestSignals,
   log: RequestLogger,
 ): Promise<{ outcome: HandlerOutcome; attempts: number }> {
   const handler: Handler<O> = deps.handlers[operation];
@@ -237,7 +248,11 @@ async function callWithRetries<O extends Operation>(
     const started = Date.now();
     attempts += 1;
     try {
-      const outcome = await limiter.schedule(() => handler(input, { ...context, signal }), { signal });
+      // The limiter's signal ends only the wait for a slot; once started, only callSignal stops
+      // the call.
+      const outcome = await limiter.schedule(() => handler(input, { ...context, signal: callSignal }), {
+        signal,
+      });
       breaker.recordSuccess();
       return { outcome, attempts };
     } catch (thrown) {

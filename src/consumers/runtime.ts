@@ -122,7 +122,10 @@ export class Runtime {
         { inFlight: this.scheduler.inFlight },
         'shutdown deadline reached; abandoning in-flight work',
       );
-      for (const state of this.states.values()) state.abort.abort(new Error('shutdown'));
+      for (const state of this.states.values()) {
+        state.abort.abort(new Error('shutdown'));
+        state.callAbort.abort(new Error('shutdown'));
+      }
       this.scheduler.dropQueued(() => true);
     }
     clearTimeout(this.commitTimer);
@@ -222,8 +225,9 @@ export class Runtime {
         // A signal per message: calls add and remove abort listeners on it, and one list per
         // message stays short where one shared per-partition list grows with the work in flight.
         const signal = AbortSignal.any([state.abort.signal]);
+        const callSignal = AbortSignal.any([state.callAbort.signal]);
         const process = (): ReturnType<typeof processRequest> =>
-          processRequest(this.deps.process, incoming, signal, log);
+          processRequest(this.deps.process, incoming, { signal, callSignal }, log);
         const outcome = await (trace ? trace.run(process) : process());
         if (outcome.kind === 'aborted' || state.isRevoked()) {
           trace?.abandon(outcome.kind === 'aborted' ? 'aborted' : 'revoked');
@@ -320,7 +324,13 @@ export class Runtime {
   private revoke(state: PartitionState): void {
     if (state.isRevoked()) return;
     state.markRevoked();
+    // A vendor call under way is paid for whatever we do: let it finish and store its outcome
+    // (nothing is published for a revoked partition), or the new owner pays again. Work that has
+    // not reached the vendor stops now; calls still running at the deadline are abandoned.
     state.abort.abort(new Error('partition revoked'));
+    setTimeout(() => {
+      state.callAbort.abort(new Error('partition revoked'));
+    }, this.deps.settings.shutdownTimeoutMs).unref();
     this.scheduler.dropQueued((scope) => scope === state.id);
     this.states.delete(state.id);
     this.pauses.forget(state.topic, state.partition);

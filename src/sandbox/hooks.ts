@@ -148,29 +148,31 @@ export function createOnRequest(deps: HookDeps) {
   };
 }
 
-/** Bills 200 and 404 answers of operations without an injected fault. */
-export function createOnResponse(deps: Pick<HookDeps, 'counters' | 'logger'>) {
+/**
+ * Bills 200 and 404 answers of operations without an injected fault. On send, not on response:
+ * a caller that hangs up while the vendor works is billed all the same, as a real vendor bills
+ * the work it did, and fastify runs no onResponse hook for a connection closed early.
+ */
+export function createOnSend(deps: Pick<HookDeps, 'counters' | 'logger'>) {
   const { counters, logger } = deps;
   const debug = logger?.isLevelEnabled('debug') === true;
-  return function onResponse(
+  return function onSend<P>(
     request: FastifyRequest,
     reply: FastifyReply,
-    done: HookHandlerDoneFunction,
+    payload: P,
+    done: (error: null, payload: P) => void,
   ): void {
     // Null only when the framework failed the request before onRequest ran.
     const state = request.sandboxState as RequestState | null;
-    if (state === null) {
-      done();
-      return;
-    }
-    const status = reply.statusCode;
-    if (state.operation !== undefined && !state.injected && (status === 200 || status === 404)) {
-      counters.recordBilled(state.second, state.operation, state.fingerprint, state.arrivedAtMs);
-    }
-    if (debug && state.operation !== undefined) {
+    if (state !== null && state.operation !== undefined) {
+      const status = reply.statusCode;
+      if (!state.injected && (status === 200 || status === 404)) {
+        counters.recordBilled(state.second, state.operation, state.fingerprint, state.arrivedAtMs);
+      }
       // Operation and status only: paths and queries carry tax ids.
-      logger.debug({ operation: state.operation, status, injected: state.injected }, 'sandbox call');
+      if (debug)
+        logger.debug({ operation: state.operation, status, injected: state.injected }, 'sandbox call');
     }
-    done();
+    done(null, payload);
   };
 }

@@ -6,7 +6,7 @@ import { AsyncSearchStore } from './async-searches.js';
 import { RecordCache } from './cache.js';
 import { Counters, type CounterSnapshot } from './counters.js';
 import { SandboxHttpError, errorBody, errorVersionOf, type RequestState } from './envelope.js';
-import { createOnRequest, createOnResponse, Holds } from './hooks.js';
+import { createOnRequest, createOnSend, Holds } from './hooks.js';
 import { DEFAULT_KNOBS, applyKnobs, parseKnobsPatch, type KnobsPatch, type SandboxKnobs } from './knobs.js';
 import { operationOf } from './operations.js';
 import { registerAdminRoutes } from './routes/admin.js';
@@ -105,7 +105,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     'onRequest',
     createOnRequest({ apiKey: options.apiKey, knobs, counters, holds, operationOf, logger }),
   );
-  app.addHook('onResponse', createOnResponse({ counters, logger }));
+  app.addHook('onSend', createOnSend({ counters, logger }));
   installErrorHandlers(app, logger);
 
   const deps: RouteDeps = { cache, asyncSearches };

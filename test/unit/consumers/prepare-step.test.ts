@@ -8,6 +8,8 @@ import type { Handler, Handlers } from '../../../src/handlers/types.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 import { VendorError } from '../../../src/vendor-api/errors.js';
 
+const signals = () => ({ signal: new AbortController().signal, callSignal: new AbortController().signal });
+
 const log = pino({ level: 'silent' });
 
 /** A handler with a prepare step (as the face lookup's selfie download), and what ran inside the limiter. */
@@ -58,7 +60,7 @@ describe('a handler prepare step (selfie download)', () => {
       events.push('prepare');
       return Promise.resolve({ ...params, selfie: { base64: '/9j/' } });
     });
-    const outcome = await processRequest(deps, incoming, new AbortController().signal, log);
+    const outcome = await processRequest(deps, incoming, signals(), log);
     expect(events).toEqual(['prepare', 'limiter in', 'call {"selfie":{"base64":"/9j/"}}', 'limiter out']);
     // The result echoes the request's own params, not the downloaded bytes.
     expect(outcome).toMatchObject({
@@ -77,7 +79,7 @@ describe('a handler prepare step (selfie download)', () => {
         }),
       ),
     );
-    const outcome = await processRequest(deps, incoming, new AbortController().signal, log);
+    const outcome = await processRequest(deps, incoming, signals(), log);
     expect(outcome).toMatchObject({ kind: 'error', error: { error: { kind: 'invalid_request' } } });
     expect(events).toEqual([]);
     expect(breaker.state).toBe('closed');

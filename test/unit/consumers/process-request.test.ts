@@ -10,6 +10,10 @@ import type { Handler, HandlerOutcome, Handlers } from '../../../src/handlers/ty
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 
 const log = pino({ level: 'silent' });
+const signals = (signal = new AbortController().signal, callSignal = new AbortController().signal) => ({
+  signal,
+  callSignal,
+});
 const ok: HandlerOutcome = {
   status: 'ok',
   response: { id: 'v1', data: [] },
@@ -58,7 +62,7 @@ const request = {
 describe('processRequest', () => {
   it('turns a vendor outcome into a result that echoes the request', async () => {
     const { deps } = setup(() => Promise.resolve(ok));
-    const outcome = await processRequest(deps, incoming(request), new AbortController().signal, log);
+    const outcome = await processRequest(deps, incoming(request), signals(), log);
     expect(outcome).toMatchObject({
       kind: 'result',
       result: {
@@ -90,7 +94,7 @@ describe('processRequest', () => {
       typeof value === 'string' && value.startsWith('\u0000')
         ? { ...incoming(null), value: Buffer.from(value, 'latin1') }
         : incoming(value);
-    const outcome = await processRequest(deps, input, new AbortController().signal, log);
+    const outcome = await processRequest(deps, input, signals(), log);
     expect(outcome.kind).toBe('error');
     if (outcome.kind !== 'error') return;
     expect(outcome.error.error).toMatchObject({ kind: 'invalid_request', retryable: false });
@@ -100,7 +104,7 @@ describe('processRequest', () => {
 
   it('keeps the raw bytes of an unreadable request', async () => {
     const { deps } = setup(() => Promise.resolve(ok));
-    const outcome = await processRequest(deps, incoming('not json'), new AbortController().signal, log);
+    const outcome = await processRequest(deps, incoming('not json'), signals(), log);
     expect(outcome.kind === 'error' && outcome.error.request).toEqual({
       raw: Buffer.from('not json').toString('base64'),
     });
@@ -114,7 +118,7 @@ describe('processRequest', () => {
       ),
     );
     const { deps } = setup(handler);
-    const outcome = await processRequest(deps, incoming(request), new AbortController().signal, log);
+    const outcome = await processRequest(deps, incoming(request), signals(), log);
     expect(handler).toHaveBeenCalledTimes(3);
     expect(outcome).toMatchObject({
       kind: 'error',
@@ -127,7 +131,7 @@ describe('processRequest', () => {
       Promise.reject(new AppError('upstream_rejected', 'vendor answered 422', { httpStatus: 422 })),
     );
     const { deps } = setup(handler);
-    const outcome = await processRequest(deps, incoming(request), new AbortController().signal, log);
+    const outcome = await processRequest(deps, incoming(request), signals(), log);
     expect(handler).toHaveBeenCalledTimes(1);
     expect(outcome).toMatchObject({
       kind: 'error',
@@ -150,7 +154,7 @@ describe('processRequest', () => {
         : Promise.resolve(ok);
     });
     const { deps, backoff } = setup(handler);
-    const outcome = await processRequest(deps, incoming(request), new AbortController().signal, log);
+    const outcome = await processRequest(deps, incoming(request), signals(), log);
     expect(backoff).toHaveBeenCalledWith(5);
     expect(outcome).toMatchObject({ kind: 'result', result: { attempts: 2 } });
   });
@@ -158,8 +162,8 @@ describe('processRequest', () => {
   it('does not pay twice for a redelivered requestId', async () => {
     const handler = vi.fn(() => Promise.resolve(ok));
     const { deps } = setup(handler);
-    await processRequest(deps, incoming(request), new AbortController().signal, log);
-    const again = await processRequest(deps, incoming(request), new AbortController().signal, log);
+    await processRequest(deps, incoming(request), signals(), log);
+    const again = await processRequest(deps, incoming(request), signals(), log);
     expect(handler).toHaveBeenCalledTimes(1);
     expect(again).toMatchObject({
       kind: 'result',
@@ -179,7 +183,7 @@ describe('processRequest', () => {
     });
     const breaker = breakers.get('lawsuits-summary')!;
     const opened = new Promise<void>((resolve) => breaker.once('open', resolve));
-    const pending = processRequest(deps, incoming(request), new AbortController().signal, log);
+    const pending = processRequest(deps, incoming(request), signals(), log);
     await opened;
     healthy = true;
     const outcome = await pending;
@@ -196,8 +200,50 @@ describe('processRequest', () => {
         });
       });
     const { deps } = setup(handler);
-    const pending = processRequest(deps, incoming(request), controller.signal, log);
+    const pending = processRequest(
+      deps,
+      incoming(request),
+      signals(controller.signal, controller.signal),
+      log,
+    );
     controller.abort();
     await expect(pending).resolves.toEqual({ kind: 'aborted' });
+  });
+
+  it('lets a call under way finish and stores its paid outcome when only the wait is aborted (revocation)', async () => {
+    const revoked = new AbortController();
+    let finish: (outcome: HandlerOutcome) => void = () => undefined;
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const handler = vi.fn<Handler>(
+      (_p, { signal }) =>
+        new Promise((resolve, reject) => {
+          started();
+          finish = resolve;
+          signal.addEventListener('abort', () => {
+            reject(new Error('aborted'));
+          });
+        }),
+    );
+    const { deps } = setup(handler);
+    const pending = processRequest(deps, incoming(request), signals(revoked.signal), log);
+    await running;
+    revoked.abort();
+    finish(ok);
+    await expect(pending).resolves.toMatchObject({ kind: 'result' });
+    // The partition's next owner reads the same request: it reuses the outcome, no second call.
+    const next = await processRequest(deps, incoming(request), signals(), log);
+    expect(next).toMatchObject({ kind: 'result', result: { attempts: 0, response: ok.response } });
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not start a call once the wait is aborted', async () => {
+    const revoked = new AbortController();
+    revoked.abort();
+    const handler = vi.fn(() => Promise.resolve(ok));
+    const { deps } = setup(handler);
+    const outcome = await processRequest(deps, incoming(request), signals(revoked.signal), log);
+    expect(outcome).toEqual({ kind: 'aborted' });
+    expect(handler).not.toHaveBeenCalled();
   });
 });
