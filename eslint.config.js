@@ -3,7 +3,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.stack/**', 'coverage/**', 'bench/results/**', 'chaos/results/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.stack/**',
+      'coverage/**',
+      'bench/results/**',
+      'chaos/results/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
