@@ -108,20 +108,7 @@ export async function runScenario(
     await observer.start();
     await stream.start(settings.ratePerSecond);
     const fault: FaultContext = { ...ctx, replicas, settings, stream, observer, log };
-    await waitUntil(() => outcomesSoFar(observer) >= settings.warmupOutcomes, 120_000);
-    const faultStart = Date.now();
-    const kills = await scenario.fault(fault);
-    const faultEnd = Date.now();
-    await waitUntil(
-      () => stream.sent.length >= settings.requests && Date.now() >= faultEnd + settings.tailMs,
-      Math.max(settings.tailMs, (settings.requests / settings.ratePerSecond) * 1_000) + 60_000,
-    );
-    await stream.stop();
-    const duplicates = scenario.duplicatesOf?.(fault, faultStart) ?? [];
-    if (duplicates.length > 0) {
-      await stream.republish(duplicates);
-      log(`${duplicates.length} upstream duplicates of requests answered before the fault published`);
-    }
+    const { kills, faultEnd } = await driveFault(scenario, fault, settings);
     const settled = await waitUntil(
       () => observer.copiesSeen() >= stream.sent.length && observer.unanswered() === 0,
       settings.settleMs,
@@ -132,8 +119,35 @@ export async function runScenario(
     return count(scenario, { stream, observer, sandbox: ctx.sandbox, replicas, kills, faultEnd, started });
   } finally {
     await Promise.allSettled(replicas.map((r) => r.stop()));
-    await Promise.allSettled([stream.stop(), observer.stop()]);
+    await Promise.allSettled([stream.close(), observer.stop()]);
   }
+}
+
+/**
+ * Waits for the first outcomes, runs the fault, lets the stream run on past it, then publishes
+ * the scenario's upstream duplicates.
+ */
+async function driveFault(
+  scenario: Scenario,
+  fault: FaultContext,
+  settings: RunSettings,
+): Promise<{ kills: number; faultEnd: number }> {
+  const { stream, observer } = fault;
+  await waitUntil(() => outcomesSoFar(observer) >= settings.warmupOutcomes, 120_000);
+  const faultStart = Date.now();
+  const kills = await scenario.fault(fault);
+  const faultEnd = Date.now();
+  await waitUntil(
+    () => stream.sent.length >= settings.requests && Date.now() >= faultEnd + settings.tailMs,
+    Math.max(settings.tailMs, (settings.requests / settings.ratePerSecond) * 1_000) + 60_000,
+  );
+  await stream.halt();
+  const duplicates = scenario.duplicatesOf?.(fault, faultStart) ?? [];
+  if (duplicates.length > 0) {
+    await stream.republish(duplicates);
+    fault.log(`${duplicates.length} upstream duplicates of requests answered before the fault published`);
+  }
+  return { kills, faultEnd };
 }
 
 function outcomesSoFar(observer: OutcomeObserver): number {

@@ -44,11 +44,19 @@ export class RequestStream {
     this.timer = setInterval(() => void this.tick(perTick), 100);
   }
 
-  async stop(): Promise<void> {
+  /** Ends the stream; requests still pending are sent. */
+  async halt(): Promise<void> {
     clearInterval(this.timer);
     while (this.sending) await new Promise((resolve) => setTimeout(resolve, 50));
     if (this.pending.length > 0) await this.send(this.pending.splice(0));
-    await this.producer.disconnect();
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.halt();
+    } finally {
+      await this.producer.disconnect();
+    }
   }
 
   /** Publishes these requests again, as an upstream system retrying would. */
