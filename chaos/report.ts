@@ -11,6 +11,10 @@ export interface ScenarioResult {
   lost: number;
   /** Requests with more outcomes than copies of them were published (read_committed). */
   duplicateOutcomes: number;
+  /** Requests answered with a dead letter (valid requests: an outage turned into an error). */
+  deadLettered: number;
+  /** Outcome values written after the fault framed with an id the registry gives another subject. */
+  misframed: number | null;
   /** Billable vendor calls beyond one per request (the sandbox counts them per tax id). */
   extraBillableCalls: number;
   kills: number;
@@ -32,6 +36,8 @@ const COLUMNS: [string, (r: ScenarioResult) => string][] = [
   ['messages', (r) => String(r.messagesPublished)],
   ['lost', (r) => String(r.lost)],
   ['duplicate outcomes', (r) => String(r.duplicateOutcomes)],
+  ['dead-lettered', (r) => String(r.deadLettered)],
+  ['misframed', (r) => (r.misframed === null ? '?' : String(r.misframed))],
   ['extra billable calls', (r) => String(r.extraBillableCalls)],
   ['kills', (r) => String(r.kills)],
   ['unexpected exits', (r) => String(r.unexpectedExits)],
@@ -65,6 +71,18 @@ export function failures(results: readonly ScenarioResult[]): string[] {
       out.push(
         `${r.scenario}: ${r.duplicateOutcomes} requests with duplicate outcomes (e.g. ${r.duplicateSample.slice(0, 5).join(', ')})`,
       );
+  }
+  return out;
+}
+
+/** Worth a look, not a failure: valid requests dead-lettered, wrongly framed values. */
+export function warnings(results: readonly ScenarioResult[]): string[] {
+  const out: string[] = [];
+  for (const r of results) {
+    if (r.error !== undefined) continue;
+    if (r.deadLettered > 0) out.push(`${r.scenario}: ${r.deadLettered} valid requests dead-lettered`);
+    if (r.misframed !== null && r.misframed > 0)
+      out.push(`${r.scenario}: ${r.misframed} values framed with a schema id of another subject`);
   }
   return out;
 }

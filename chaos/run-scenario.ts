@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { fingerprintOf, type Sandbox } from '../src/sandbox/index.js';
+import { misframedValues } from './framing.js';
 import { Replica } from './replicas.js';
 import type { ScenarioResult } from './report.js';
 import type { FaultContext, Scenario, ScenarioSettings } from './scenarios.js';
@@ -116,7 +117,16 @@ export async function runScenario(
     if (!settled) log(`not every request answered within ${settings.settleMs} ms`);
     // Late duplicates would come after the last outcome: give them time to show.
     await sleep(3_000);
-    return count(scenario, { stream, observer, sandbox: ctx.sandbox, replicas, kills, faultEnd, started });
+    return await count(scenario, {
+      stream,
+      observer,
+      sandbox: ctx.sandbox,
+      registryUrl: ctx.stack.registryUrl,
+      replicas,
+      kills,
+      faultEnd,
+      started,
+    });
   } finally {
     await Promise.allSettled(replicas.map((r) => r.stop()));
     await Promise.allSettled([stream.close(), observer.stop()]);
@@ -160,26 +170,29 @@ interface Counted {
   stream: RequestStream;
   observer: OutcomeObserver;
   sandbox: Sandbox;
+  registryUrl: string;
   replicas: Replica[];
   kills: number;
   faultEnd: number;
   started: number;
 }
 
-function count(scenario: Scenario, c: Counted): ScenarioResult {
+async function count(scenario: Scenario, c: Counted): Promise<ScenarioResult> {
   const acked = new Set(c.stream.sent.map((s: SentRequest) => s.requestId));
   const taxIds = new Map(c.stream.sent.map((s) => [s.requestId, s.taxId]));
   const billed = c.sandbox.counters().byFingerprint;
   const lost: string[] = [];
   const duplicated: string[] = [];
   let extraBillable = 0;
+  let deadLettered = 0;
   let recoveryAt: number | undefined;
   const ackedAt = new Map(c.stream.sent.map((s) => [s.requestId, s.ackedAt]));
   const ids = new Set([...acked, ...c.observer.byRequest.keys()]);
   for (const id of ids) {
-    const tally = c.observer.byRequest.get(id) ?? { copies: 0, outcomes: 0 };
+    const tally = c.observer.byRequest.get(id) ?? { copies: 0, outcomes: 0, deadLetters: 0 };
     const expected = Math.max(tally.copies, acked.has(id) ? 1 : 0);
     if (tally.outcomes === 0) lost.push(id);
+    if (tally.deadLetters > 0) deadLettered += 1;
     else if (tally.outcomes > expected) duplicated.push(`${id}×${tally.outcomes}`);
     const taxId = taxIds.get(id);
     if (taxId !== undefined) extraBillable += Math.max(0, (billed[fingerprintOf(OPERATION, taxId)] ?? 0) - 1);
@@ -195,6 +208,8 @@ function count(scenario: Scenario, c: Counted): ScenarioResult {
     messagesPublished: c.observer.copiesSeen(),
     lost: lost.length,
     duplicateOutcomes: duplicated.length,
+    deadLettered,
+    misframed: await misframedValues(c.registryUrl, c.observer.framed.values(), c.faultEnd),
     extraBillableCalls: extraBillable,
     kills: c.kills,
     unexpectedExits: c.replicas.reduce((sum, r) => sum + r.unexpectedExits, 0),

@@ -11,7 +11,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
 import { createSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { killLiveReplicas } from './replicas.js';
-import { failures, markdownTable, type ScenarioResult } from './report.js';
+import { failures, markdownTable, warnings, type ScenarioResult } from './report.js';
 import { runScenario, type RunContext, type RunSettings } from './run-scenario.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 import { ChaosStack, shiftedPorts } from './stack.js';
@@ -113,6 +113,8 @@ function failedResult(scenario: Scenario, error: unknown): ScenarioResult {
     messagesPublished: 0,
     lost: 0,
     duplicateOutcomes: 0,
+    deadLettered: 0,
+    misframed: null,
     extraBillableCalls: 0,
     kills: 0,
     unexpectedExits: 0,
@@ -157,6 +159,7 @@ async function main(options: Options): Promise<number> {
     writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`\n${markdownTable(results)}\n\nJSON: ${out}; replica logs: ${logDir}`);
     const failed = failures(results);
+    for (const line of warnings(results)) console.log(`WARN ${line}`);
     for (const line of failed) console.log(`FAIL ${line}`);
     return failed.length > 0 ? 1 : 0;
   } finally {

@@ -103,21 +103,32 @@ export class RequestStream {
 export interface RequestTally {
   copies: number;
   outcomes: number;
+  deadLetters: number;
   firstOutcomeAt?: number;
+}
+
+/** Outcome values framed with one schema id on one topic, by the time they were written. */
+export interface FramedValues {
+  topic: string;
+  schemaId: number;
+  writtenAt: number[];
 }
 
 export class OutcomeObserver {
   readonly byRequest = new Map<string, RequestTally>();
+  readonly framed = new Map<string, FramedValues>();
   lastOutcomeAt = 0;
   private readonly consumer: Consumer;
   /** A consumer restarted after a broker outage reads again from its last commit. */
   private readonly seen = new Set<string>();
   private readonly requestTopic: string;
+  private readonly errorsTopic: string;
   private readonly topics: string[];
 
   constructor(kafka: Kafka, prefix: string) {
     const topics = topicNames(prefix);
     this.requestTopic = topics.request(OPERATION);
+    this.errorsTopic = topics.errors;
     this.topics = [this.requestTopic, topics.result(OPERATION), topics.errors];
     this.consumer = kafka.consumer({
       groupId: `${prefix}.chaos-observer`,
@@ -141,9 +152,11 @@ export class OutcomeObserver {
         if (topic === this.requestTopic) tally.copies += 1;
         else {
           tally.outcomes += 1;
+          if (topic === this.errorsTopic) tally.deadLetters += 1;
           const now = Date.now();
           tally.firstOutcomeAt ??= now;
           this.lastOutcomeAt = now;
+          this.noteFraming(topic, message.value, Number(message.timestamp));
         }
         return Promise.resolve();
       },
@@ -167,10 +180,22 @@ export class OutcomeObserver {
     return count;
   }
 
+  private noteFraming(topic: string, value: Buffer | null, writtenAt: number): void {
+    if (value === null || value.length <= 5 || value[0] !== 0) return;
+    const schemaId = value.readInt32BE(1);
+    const key = `${topic}:${schemaId}`;
+    let framed = this.framed.get(key);
+    if (framed === undefined) {
+      framed = { topic, schemaId, writtenAt: [] };
+      this.framed.set(key, framed);
+    }
+    framed.writtenAt.push(writtenAt);
+  }
+
   private tally(requestId: string): RequestTally {
     let tally = this.byRequest.get(requestId);
     if (tally === undefined) {
-      tally = { copies: 0, outcomes: 0 };
+      tally = { copies: 0, outcomes: 0, deadLetters: 0 };
       this.byRequest.set(requestId, tally);
     }
     return tally;
