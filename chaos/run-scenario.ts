@@ -143,7 +143,12 @@ async function driveFault(
   settings: RunSettings,
 ): Promise<{ kills: number; faultEnd: number }> {
   const { stream, observer } = fault;
-  await waitUntil(() => outcomesSoFar(observer) >= settings.warmupOutcomes, 120_000);
+  // Enough answered before the fault to send as upstream duplicates after it.
+  const warmup =
+    scenario.duplicatesOf === undefined
+      ? settings.warmupOutcomes
+      : Math.max(settings.warmupOutcomes, settings.upstreamDuplicates);
+  await waitUntil(() => outcomesSoFar(observer) >= warmup, 120_000);
   const faultStart = Date.now();
   const kills = await scenario.fault(fault);
   const faultEnd = Date.now();
@@ -186,7 +191,9 @@ async function count(scenario: Scenario, c: Counted): Promise<ScenarioResult> {
   let extraBillable = 0;
   let deadLettered = 0;
   let recoveryAt: number | undefined;
-  const ackedAt = new Map(c.stream.sent.map((s) => [s.requestId, s.ackedAt]));
+  // The first acknowledgement: an upstream duplicate sent later is no new request.
+  const ackedAt = new Map<string, number>();
+  for (const s of c.stream.sent) if (!ackedAt.has(s.requestId)) ackedAt.set(s.requestId, s.ackedAt);
   const ids = new Set([...acked, ...c.observer.byRequest.keys()]);
   for (const id of ids) {
     const tally = c.observer.byRequest.get(id) ?? { copies: 0, outcomes: 0, deadLetters: 0 };
