@@ -13,7 +13,7 @@ export interface ScenarioResult {
   duplicateOutcomes: number;
   /** Requests answered with a dead letter (valid requests: an outage turned into an error). */
   deadLettered: number;
-  /** Outcome values written after the fault framed with an id the registry gives another subject. */
+  /** Outcome values written after the fault framed with an id the registry does not give for their subject. */
   misframed: number | null;
   /** Billable vendor calls beyond one per request (the sandbox counts them per tax id). */
   extraBillableCalls: number;
@@ -82,7 +82,9 @@ export function warnings(results: readonly ScenarioResult[]): string[] {
     if (r.error !== undefined) continue;
     if (r.deadLettered > 0) out.push(`${r.scenario}: ${r.deadLettered} valid requests dead-lettered`);
     if (r.misframed !== null && r.misframed > 0)
-      out.push(`${r.scenario}: ${r.misframed} values framed with a schema id of another subject`);
+      out.push(
+        `${r.scenario}: ${r.misframed} values framed with a schema id the registry does not give for their subject`,
+      );
   }
   return out;
 }
