@@ -1,0 +1,90 @@
+/** What a scenario measured, and its markdown table. RequestIds only: never a tax id. */
+
+export interface ScenarioResult {
+  scenario: string;
+  description: string;
+  /** Distinct requests the broker acknowledged. */
+  requests: number;
+  /** Request messages read back, upstream duplicates included. */
+  messagesPublished: number;
+  /** Requests with no outcome at all. */
+  lost: number;
+  /** Requests with more outcomes than copies of them were published (read_committed). */
+  duplicateOutcomes: number;
+  /** Requests answered with a dead letter (valid requests: an outage turned into an error). */
+  deadLettered: number;
+  /** Outcome values written after the fault framed with an id the registry does not give for their subject. */
+  misframed: number | null;
+  /** Billable vendor calls beyond one per request (the sandbox counts them per tax id). */
+  extraBillableCalls: number;
+  kills: number;
+  /** Replica exits the suite did not cause (the supervisor started them again). */
+  unexpectedExits: number;
+  /** From the fault's end until the first outcome of a request published after it. */
+  recoveryMs: number | null;
+  /** From the fault's end until the last outcome. */
+  drainMs: number;
+  durationMs: number;
+  lostSample: string[];
+  duplicateSample: string[];
+  error?: string;
+}
+
+const COLUMNS: [string, (r: ScenarioResult) => string][] = [
+  ['scenario', (r) => r.scenario],
+  ['requests', (r) => String(r.requests)],
+  ['messages', (r) => String(r.messagesPublished)],
+  ['lost', (r) => String(r.lost)],
+  ['duplicate outcomes', (r) => String(r.duplicateOutcomes)],
+  ['dead-lettered', (r) => String(r.deadLettered)],
+  ['misframed', (r) => (r.misframed === null ? '?' : String(r.misframed))],
+  ['extra billable calls', (r) => String(r.extraBillableCalls)],
+  ['kills', (r) => String(r.kills)],
+  ['unexpected exits', (r) => String(r.unexpectedExits)],
+  ['recovery', (r) => (r.recoveryMs === null ? 'never' : `${(r.recoveryMs / 1000).toFixed(1)} s`)],
+  ['drain', (r) => `${(r.drainMs / 1000).toFixed(1)} s`],
+];
+
+export function markdownTable(results: readonly ScenarioResult[]): string {
+  const rows = results.map((r) => COLUMNS.map(([, cell]) => (r.error === undefined ? cell(r) : '')));
+  const lines = [
+    `| ${COLUMNS.map(([name]) => name).join(' | ')} |`,
+    `| ${COLUMNS.map(([,], i) => (i === 0 ? '---' : '---:')).join(' | ')} |`,
+    ...rows.map((cells, i) => {
+      const result = results[i]!;
+      if (result.error !== undefined)
+        return `| ${result.scenario} | failed to run: ${result.error.replace(/\|/g, '/')} |`;
+      return `| ${cells.join(' | ')} |`;
+    }),
+  ];
+  return lines.join('\n');
+}
+
+/** Why the run fails: one line per scenario that lost or duplicated anything, or did not run. */
+export function failures(results: readonly ScenarioResult[]): string[] {
+  const out: string[] = [];
+  for (const r of results) {
+    if (r.error !== undefined) out.push(`${r.scenario}: did not run to the end: ${r.error}`);
+    if (r.lost > 0)
+      out.push(`${r.scenario}: ${r.lost} requests lost (e.g. ${r.lostSample.slice(0, 5).join(', ')})`);
+    if (r.duplicateOutcomes > 0)
+      out.push(
+        `${r.scenario}: ${r.duplicateOutcomes} requests with duplicate outcomes (e.g. ${r.duplicateSample.slice(0, 5).join(', ')})`,
+      );
+  }
+  return out;
+}
+
+/** Worth a look, not a failure: valid requests dead-lettered, wrongly framed values. */
+export function warnings(results: readonly ScenarioResult[]): string[] {
+  const out: string[] = [];
+  for (const r of results) {
+    if (r.error !== undefined) continue;
+    if (r.deadLettered > 0) out.push(`${r.scenario}: ${r.deadLettered} valid requests dead-lettered`);
+    if (r.misframed !== null && r.misframed > 0)
+      out.push(
+        `${r.scenario}: ${r.misframed} values framed with a schema id the registry does not give for their subject`,
+      );
+  }
+  return out;
+}
