@@ -1,0 +1,202 @@
+/**
+ * Issue 14, fuzz: generated hostile values mixed with valid requests on the real stack. Every
+ * hostile value must be dead-lettered as invalid_request with a reason, every valid request
+ * answered, no fatal error raised, and the process's memory must not grow with the run.
+ * FUZZ_COUNT sets the number of values (default 1,000; the issue's full run is 10,000).
+ */
+import { randomBytes } from 'node:crypto';
+import { ConfigResourceTypes, type Kafka } from 'kafkajs';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { topicNames } from '../../src/contract/operations.js';
+import { startService, type Service } from '../../src/main.js';
+import { cpfFor, createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import {
+  OutcomeCollector,
+  SANDBOX_KEY,
+  publish,
+  serviceEnv,
+  testKafka,
+  testPrefix,
+  type RequestMessage,
+} from '../helpers/service.js';
+
+const COUNT = Number(process.env.FUZZ_COUNT ?? '1000');
+let kafka: Kafka;
+let sandbox: Sandbox;
+let service: Service;
+let collector: OutcomeCollector;
+const fatal: unknown[] = [];
+const prefix = testPrefix('fuzz');
+const topic = topicNames(prefix).request('lawsuits-summary');
+
+beforeAll(async () => {
+  kafka = testKafka();
+  sandbox = await createSandbox({ apiKey: SANDBOX_KEY, knobs: { latencyMeanMs: 1, latencyJitterMs: 1 } });
+  const config = loadConfig(serviceEnv(prefix, sandbox));
+  service = await startService(config, pino({ level: 'silent' }), { onFatal: (error) => fatal.push(error) });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: [
+      {
+        type: ConfigResourceTypes.TOPIC,
+        name: topic,
+        configEntries: [{ name: 'max.message.bytes', value: String(4 << 20) }],
+      },
+    ],
+  });
+  await admin.disconnect();
+  collector = new OutcomeCollector(kafka, prefix);
+  await collector.start();
+}, 60_000);
+
+afterAll(async () => {
+  await collector.stop();
+  await service.stop();
+  await sandbox.close();
+});
+
+/** A small deterministic generator, so a failing run can be repeated. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const valid = (i: number): string =>
+  JSON.stringify({ requestId: `ok-${i}`, params: { taxId: cpfFor('happy', 20_000 + i) } });
+
+/** In the order of HOSTILE, for the run's counts. */
+const KINDS = [
+  'random bytes',
+  'truncated JSON',
+  'wrong shape',
+  '__proto__ and constructor keys',
+  'nesting 100 to 100,000 levels',
+  'huge string',
+  'invalid UTF-8',
+  'nulls',
+  'wrong framing byte',
+  'unknown schema id',
+] as const;
+
+const HOSTILE: ((i: number, rnd: () => number) => Buffer)[] = [
+  (_i, rnd) => randomBytes(1 + Math.floor(rnd() * 4096)),
+  (i, rnd) => Buffer.from(valid(i).slice(0, 1 + Math.floor(rnd() * (valid(i).length - 2)))),
+  (i, rnd) =>
+    Buffer.from(
+      JSON.stringify(
+        [[1, 'x'], 42, 'string', null, { requestId: i }, { params: null }][Math.floor(rnd() * 6)],
+      ),
+    ),
+  (i) =>
+    Buffer.from(
+      `{"requestId":"h-${i}","params":{"__proto__":{"taxId":"${cpfFor('happy', i)}"},"constructor":{"prototype":{"polluted":true}}}}`,
+    ),
+  (_i, rnd) => {
+    const depth = Math.floor(100 * 1000 ** rnd());
+    return Buffer.from(`{"requestId":"deep","params":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+  },
+  (i, rnd) =>
+    Buffer.from(
+      JSON.stringify({ requestId: `huge-${i}-${'x'.repeat(200 + Math.floor(rnd() * 900_000))}`, params: {} }),
+    ),
+  (i) =>
+    Buffer.concat([
+      Buffer.from(`{"requestId":"u-${i}`),
+      Buffer.from([0xc3, 0x28, 0xff]),
+      Buffer.from('","params":{}}'),
+    ]),
+  (i) => Buffer.from(JSON.stringify({ requestId: null, params: { taxId: null }, [`k${i}`]: null })),
+  (i, rnd) => Buffer.concat([Buffer.from([rnd() < 0.5 ? 1 : 0xff, 0, 0, 0, 1]), Buffer.from(valid(i))]),
+  (i, rnd) => {
+    const frame = Buffer.alloc(5);
+    frame.writeUInt32BE(900_000_000 + Math.floor(rnd() * 1_000_000), 1);
+    return Buffer.concat([frame, Buffer.from(valid(i))]);
+  },
+];
+
+/** Sends in chunks of about 1 MiB: one produce request must fit the topic's 4 MiB limit. */
+async function publishChunked(messages: RequestMessage[]): Promise<void> {
+  let chunk: RequestMessage[] = [];
+  let bytes = 0;
+  for (const message of messages) {
+    const size = Buffer.isBuffer(message.value) ? message.value.length : 1_000;
+    if (chunk.length > 0 && bytes + size > 2 ** 20) {
+      await publish(kafka, topic, chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(message);
+    bytes += size;
+  }
+  if (chunk.length > 0) await publish(kafka, topic, chunk);
+}
+
+describe('fuzz: hostile values among valid requests', () => {
+  it(`${COUNT} values: every hostile one dead-lettered, every valid one answered, no exit`, async () => {
+    const rnd = prng(14);
+    const messages: RequestMessage[] = [];
+    let hostile = 0;
+    const byKind: Record<string, number> = {};
+    const validIds: string[] = [];
+    for (let i = 0; i < COUNT; i += 1) {
+      if (i % 10 === 0) {
+        validIds.push(`ok-${i}`);
+        messages.push({ key: `ok-${i}`, value: Buffer.from(valid(i)) });
+      } else {
+        // Its own count, not i: every tenth i is a valid request, and each kind must come up.
+        const make = HOSTILE[hostile % HOSTILE.length]!;
+        const kind = KINDS[hostile % KINDS.length]!;
+        hostile += 1;
+        byKind[kind] = (byKind[kind] ?? 0) + 1;
+        messages.push({ key: rnd() < 0.1 ? null : `h-${i}`, value: make(i, rnd) });
+      }
+    }
+    const half = Math.floor(messages.length / 2);
+    await publishChunked(messages.slice(0, half));
+    await collector.waitFor(() => collector.received.length >= half, 300_000, 'the first half');
+    const rssAfterFirstHalf = process.memoryUsage().rss;
+    await publishChunked(messages.slice(half));
+    const progress = setInterval(() => {
+      console.log(`fuzz: ${collector.received.length} outcomes of ${COUNT}; fatal ${fatal.length}`);
+    }, 10_000);
+    await collector
+      .waitFor(() => collector.received.length >= COUNT, 600_000, 'every outcome')
+      .finally(() => {
+        clearInterval(progress);
+      });
+    const errors = collector.errors();
+    const results = collector.results();
+    console.log(
+      JSON.stringify({
+        values: COUNT,
+        hostile,
+        byKind,
+        valid: validIds.length,
+        deadLetters: errors.length,
+        results: results.length,
+        rssMiBAfterFirstHalf: Math.round(rssAfterFirstHalf / 2 ** 20),
+        rssMiBAtEnd: Math.round(process.memoryUsage().rss / 2 ** 20),
+      }),
+    );
+    expect(errors).toHaveLength(hostile);
+    for (const letter of errors) {
+      const error = letter.value.error as { kind: string; message: string };
+      expect(error.kind).toBe('invalid_request');
+      expect(error.message.length).toBeGreaterThan(0);
+    }
+    expect(new Set(results.map((r) => r.value.requestId))).toEqual(new Set(validIds));
+    expect(fatal).toEqual([]);
+    // Flat: the second half may not cost more than a bounded margin over the first.
+    expect(process.memoryUsage().rss - rssAfterFirstHalf).toBeLessThan(256 * 2 ** 20);
+  }, 900_000);
+});
