@@ -3,8 +3,7 @@
  * for a read_committed reader across a crash (SIGKILL of a real service process mid-stream) and
  * across rebalances (a second instance joining), and the replicas share one vendor quota.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { Kafka } from 'kafkajs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
@@ -20,8 +19,8 @@ import {
   testKafka,
   testPrefix,
 } from '../helpers/service.js';
+import { spawnService as spawnProcess } from '../helpers/service-process.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 let kafka: Kafka;
 const onCleanup = closeAfterEach();
 
@@ -29,36 +28,7 @@ beforeAll(() => {
   kafka = testKafka();
 });
 
-/**
- * A real service process (`cli.ts run`); resolves once it logged that it started. One node
- * process with tsx as a loader, not the tsx CLI: that CLI runs the service in a child process,
- * so a SIGKILL sent to it would orphan a live service instead of killing it.
- */
-function spawnService(env: Record<string, string>): Promise<ChildProcess> {
-  const node = join(ROOT, 'node_modules', '.bin', 'node');
-  const child = spawn(node, ['--import', 'tsx', 'src/cli.ts', 'run'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  onCleanup(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await new Promise((resolve) => child.once('exit', resolve));
-    }
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"msg":"service started"')) resolve(child);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => {
-      reject(new Error(`service exited with ${code}: ${output.slice(-2000)}`));
-    });
-  });
-}
+const spawnService = (env: Record<string, string>): Promise<ChildProcess> => spawnProcess(env, onCleanup);
 
 function expectExactlyOneOutcomeEach(collector: OutcomeCollector, tag: string, count: number): void {
   const byRequest = collector.outcomesByRequest();
