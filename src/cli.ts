@@ -10,7 +10,7 @@ import { createDevLogger, createLogger, type Logger } from './observability/logg
 import { routeProcessWarnings } from './observability/node-warnings.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { plainJsonCodec, registryCodec } from './producers/value-codec.js';
-import { startWithFatalHandler } from './service-start.js';
+import { startWithFatalHandler } from './service/fatal-handler.js';
 
 /** Commands: run, sandbox, dev (replay and redrive live in src/audit/). */
 
