@@ -1,5 +1,5 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { otlpTracesEndpoint, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import type { BreakerSettings } from '../consumers/circuit-breaker.js';
 import type { RedisIdempotencySettings } from '../consumers/idempotency.js';
 import type { RetrySettings } from '../consumers/retry-policy.js';
@@ -32,6 +32,19 @@ export function tracingSettings(config: Config, exporter: SpanExporter | undefin
     otlpTracesEndpoint: otlpTracesEndpoint(config),
     exporter,
   };
+}
+
+/**
+ * Where traces go (OTLP/HTTP), by OpenTelemetry's rules: the traces endpoint as given, else
+ * the base endpoint + /v1/traces, else the default collector when `OTEL_TRACES_EXPORTER=otlp`;
+ * undefined (no tracing at all) otherwise.
+ */
+export function otlpTracesEndpoint(config: Config): string | undefined {
+  if (config.OTEL_SDK_DISABLED || config.OTEL_TRACES_EXPORTER === 'none') return undefined;
+  if (config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (config.OTEL_EXPORTER_OTLP_ENDPOINT)
+    return `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces`;
+  return config.OTEL_TRACES_EXPORTER === 'otlp' ? 'http://localhost:4318/v1/traces' : undefined;
 }
 
 export function vendorClientOptions(config: Config): VendorClientOptions {
