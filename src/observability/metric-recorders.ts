@@ -84,16 +84,7 @@ export function vendorRecorders(make: MetricFactory): VendorRecorders {
     'Vendor calls tried again, by the failure (error code, else kind)',
     ['operation', 'reason'],
   );
-  const limiterWait = make.histogram(
-    'verification_limiter_wait_seconds',
-    'Time a call waited for a concurrency and quota slot',
-    ['operation'],
-  );
-  const callsStarted = make.counter(
-    'verification_vendor_calls_started_total',
-    'Vendor calls started (each one billable)',
-    ['operation'],
-  );
+  const { limiterWait, callsStarted } = limiterFamilies(make);
   const { transitions, reused } = breakerAndDedupe(make);
   startAtZero([rateLimited, callsStarted, reused], transitions);
   return {
@@ -119,6 +110,20 @@ export function vendorRecorders(make: MetricFactory): VendorRecorders {
       reused.inc({ operation });
     },
   };
+}
+
+function limiterFamilies(make: MetricFactory) {
+  const limiterWait = make.histogram(
+    'verification_limiter_wait_seconds',
+    'Time a call waited for a concurrency and quota slot',
+    ['operation'],
+  );
+  const callsStarted = make.counter(
+    'verification_vendor_calls_started_total',
+    'Vendor calls started (each one billable)',
+    ['operation'],
+  );
+  return { limiterWait, callsStarted };
 }
 
 function breakerAndDedupe(make: MetricFactory) {
