@@ -30,6 +30,19 @@ export default tseslint.config(
     },
   },
   {
+    // A function that does not fit on a screen cannot be held in mind: split it into named steps.
+    files: ['src/**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // The sandbox's record builders are data written out; runtime.ts and process-request.ts
+    // are exempt until their long functions are split.
+    files: ['src/sandbox/data/**/*.ts', 'src/consumers/runtime.ts', 'src/consumers/process-request.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'chaos/**/*.ts', 'scripts/**/*.ts'],
     rules: {
       'no-console': 'off',

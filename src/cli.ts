@@ -2,15 +2,15 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
 import { registerAuditCommands } from './audit/commands.js';
-import { devEnvironment, loadConfig, sandboxEnvironment } from './config.js';
+import { devEnvironment, loadConfig, sandboxEnvironment, type Config } from './config.js';
 import { topicNames } from './contract/operations.js';
 import { CommandError } from './errors.js';
 import { startService, type Service } from './main.js';
 import { createDevLogger, createLogger, type Logger } from './observability/logger.js';
 import { routeProcessWarnings } from './observability/node-warnings.js';
 import { createRegistryClient } from './producers/registry-client.js';
-import { plainJsonCodec, registryCodec } from './producers/value-codec.js';
-import { startWithFatalHandler } from './service-start.js';
+import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/value-codec.js';
+import { startWithFatalHandler } from './service/fatal-handler.js';
 
 /** Commands: run, sandbox, dev (replay and redrive live in src/audit/). */
 
@@ -99,19 +99,9 @@ program
       `sandbox ${sandbox.url} · service http://127.0.0.1:${service.httpPort} · admin http://127.0.0.1:${service.adminPort} · brokers ${config.KAFKA_BROKERS.join(',')}`,
     );
     if (config.console) out(`console http://127.0.0.1:${service.adminPort}/console/`);
-    const kafka = new Kafka({
-      clientId: 'demo',
-      brokers: [...config.KAFKA_BROKERS],
-      logLevel: logLevel.NOTHING,
-      ...config.kafkaSecurity,
-    });
-    const codec = config.SCHEMA_REGISTRY_URL
-      ? registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL, config.registryAuth), new Map())
-      : plainJsonCodec();
     const { outcomes } = await runDemo({
-      kafka,
+      ...demoClients(config),
       topics: topicNames(config.TOPIC_PREFIX),
-      codec,
       write: out,
       timeoutMs: options.demoTimeout,
     });
@@ -127,6 +117,20 @@ program
       onSignals(() => stop(0));
     }
   });
+
+/** The demo's own Kafka client, silent, and a codec that reads the service's framing. */
+function demoClients(config: Config): { kafka: Kafka; codec: ValueCodec } {
+  const kafka = new Kafka({
+    clientId: 'demo',
+    brokers: [...config.KAFKA_BROKERS],
+    logLevel: logLevel.NOTHING,
+    ...config.kafkaSecurity,
+  });
+  const codec = config.SCHEMA_REGISTRY_URL
+    ? registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL, config.registryAuth), new Map())
+    : plainJsonCodec();
+  return { kafka, codec };
+}
 
 function parsePositiveInt(value: string): number {
   const parsed = Number(value);

@@ -6,6 +6,8 @@ import { WEBHOOK_METHODS } from './contract/vocabulary.js';
 import { DEFAULT_VENDOR_CONNECTIONS } from './vendor-api/options.js';
 import { isAllowListEntry } from './vendor-api/selfie-guard.js';
 import { SECRET_SETTINGS, settingGiven, withSecretFiles } from './config-secrets.js';
+import { readConsoleTokens, type ConsoleTokens, type TokenSettings } from './config-console.js';
+import { bool, consoleToken, int, limitsJson, optionalUrl } from './config-fields.js';
 import {
   kafkaSecurity,
   registryAuth,
@@ -18,39 +20,6 @@ import {
  * The only reader of process.env. One zod schema, one frozen object; a bad setting stops
  * start-up with a message naming it (ConfigError).
  */
-
-const int = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
-const bool = (fallback: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0'])
-    .default(fallback ? 'true' : 'false')
-    .transform((v) => v === 'true' || v === '1');
-const url = z.url({ protocol: /^https?$/ });
-const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
-
-const consoleToken = z.preprocess(
-  (v) => (v === '' ? undefined : v),
-  z.string().min(16, 'must be at least 16 characters').optional(),
-);
-
-const operationLimit = z.strictObject({
-  ratePerSecond: z.number().positive().optional(),
-  maxConcurrent: z.number().int().min(1).optional(),
-  spendCapPerHour: z.number().int().min(1).optional(),
-});
-
-const limitsJson = z
-  .string()
-  .default('{}')
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.partialRecord(z.enum(OPERATIONS), operationLimit));
 
 const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -166,6 +135,7 @@ const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+export type { ConsoleTokens } from './config-console.js';
 
 export interface OperationLimits {
   ratePerSecond: number;
@@ -178,14 +148,6 @@ export interface TransportSecurity {
   kafkaSecurity: Readonly<KafkaSecurity>;
   registryAuth: Readonly<RegistryAuth> | undefined;
 }
-
-/** The console's tokens; the console is off when absent. */
-export interface ConsoleTokens {
-  readOnly: string;
-  operator?: string;
-}
-
-type TokenSettings = 'CONSOLE_TOKEN' | 'CONSOLE_OPERATOR_TOKEN';
 
 export type Config = Readonly<
   Omit<Env, 'VENDOR_LIMITS' | TokenSettings> & {
@@ -205,17 +167,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const { VENDOR_LIMITS, CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, ...rest } = parsed.data;
   const consoleTokens = readConsoleTokens({ CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN });
+  checkSettingPairs(rest);
+  return Object.freeze({
+    ...rest,
+    limits: operationLimits(VENDOR_LIMITS, rest),
+    console: consoleTokens,
+    ...transportSecurity(rest),
+  });
+}
+
+/** Each operation's limits: its VENDOR_LIMITS override, else the VENDOR_* defaults. */
+function operationLimits(
+  overrides: Env['VENDOR_LIMITS'],
+  env: Pick<Env, 'VENDOR_RATE_PER_SECOND' | 'VENDOR_MAX_CONCURRENT'>,
+): Readonly<Record<Operation, Readonly<OperationLimits>>> {
   const limits = Object.fromEntries(
     OPERATIONS.map((op) => {
-      const override = VENDOR_LIMITS[op] ?? {};
+      const override = overrides[op] ?? {};
       const limit: OperationLimits = {
-        ratePerSecond: override.ratePerSecond ?? rest.VENDOR_RATE_PER_SECOND,
-        maxConcurrent: override.maxConcurrent ?? rest.VENDOR_MAX_CONCURRENT,
+        ratePerSecond: override.ratePerSecond ?? env.VENDOR_RATE_PER_SECOND,
+        maxConcurrent: override.maxConcurrent ?? env.VENDOR_MAX_CONCURRENT,
         ...(override.spendCapPerHour === undefined ? {} : { spendCapPerHour: override.spendCapPerHour }),
       };
       return [op, Object.freeze(limit)];
     }),
   ) as Record<Operation, OperationLimits>;
+  return Object.freeze(limits);
+}
+
+/** Settings that are valid alone but not together. */
+function checkSettingPairs(rest: Omit<Env, 'VENDOR_LIMITS' | TokenSettings>): void {
   if (rest.WEBHOOK_PUBLIC_URL !== undefined && rest.WEBHOOK_SECRET === undefined) {
     throw new ConfigError('WEBHOOK_SECRET', 'is required when WEBHOOK_PUBLIC_URL is set');
   }
@@ -236,47 +217,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // publish the same search's event.
     throw new ConfigError('VEHICLE_SEARCH_CLAIM_TTL_MS', 'must be greater than VENDOR_TIMEOUT_MS');
   }
-  return Object.freeze({
-    ...rest,
-    limits: Object.freeze(limits),
-    console: consoleTokens,
-    ...transportSecurity(rest),
-  });
 }
 
 function transportSecurity(env: Parameters<typeof kafkaSecurity>[0]): TransportSecurity {
   return { kafkaSecurity: Object.freeze(kafkaSecurity(env)), registryAuth: registryAuth(env) };
-}
-
-/**
- * Where traces go (OTLP/HTTP), by OpenTelemetry's rules: the traces endpoint as given, else
- * the base endpoint + /v1/traces, else the default collector when `OTEL_TRACES_EXPORTER=otlp`;
- * undefined (no tracing at all) otherwise.
- */
-export function otlpTracesEndpoint(config: Config): string | undefined {
-  if (config.OTEL_SDK_DISABLED || config.OTEL_TRACES_EXPORTER === 'none') return undefined;
-  if (config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  if (config.OTEL_EXPORTER_OTLP_ENDPOINT)
-    return `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces`;
-  return config.OTEL_TRACES_EXPORTER === 'otlp' ? 'http://localhost:4318/v1/traces' : undefined;
-}
-
-/** The tokens, each given in its variable or, through withSecretFiles, in `<NAME>_FILE`. */
-function readConsoleTokens(env: Pick<Env, TokenSettings>): Readonly<ConsoleTokens> | undefined {
-  const readOnly = env.CONSOLE_TOKEN;
-  const operator = env.CONSOLE_OPERATOR_TOKEN;
-  if (readOnly === undefined) {
-    if (operator !== undefined)
-      throw new ConfigError('CONSOLE_TOKEN', 'is required with CONSOLE_OPERATOR_TOKEN');
-    return undefined;
-  }
-  if (operator === readOnly) {
-    throw new ConfigError(
-      'CONSOLE_OPERATOR_TOKEN',
-      'must differ from CONSOLE_TOKEN (they grant different roles)',
-    );
-  }
-  return Object.freeze(operator === undefined ? { readOnly } : { readOnly, operator });
 }
 
 /**

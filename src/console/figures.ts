@@ -67,31 +67,48 @@ export function localFigures(deps: {
     snapshot() {
       const now = deps.now();
       while ((deadLetters[0]?.at ?? now) < now - HOUR_MS) deadLetters.shift();
-      const hour = Math.floor(now / HOUR_MS);
-      const paused = deps.paused();
-      const operations = Object.fromEntries(
-        OPERATIONS.map((op) => {
-          const byKind: Record<string, number> = {};
-          for (const d of deadLetters) if (d.operation === op) byKind[d.kind] = (byKind[d.kind] ?? 0) + 1;
-          const h = hourly.get(op);
-          return [
-            op,
-            {
-              calls: calls.get(op) ?? 0,
-              inFlight: inFlight.get(op) ?? 0,
-              breaker: deps.breakerFor(op).state,
-              ratePerSecond: deps.limits[op].ratePerSecond,
-              spendCapPerHour: deps.limits[op].spendCapPerHour ?? null,
-              callsThisHour: h && h.hour === hour ? h.count : 0,
-              deadLetters: byKind,
-              paused: paused
-                .filter((p) => p.topic === deps.requestTopic(op))
-                .map((p) => `${p.partition} (${p.reasons.join(', ')})`),
-            },
-          ];
-        }),
-      );
-      return { replica: deps.replica, at: now, operations };
+      return {
+        replica: deps.replica,
+        at: now,
+        operations: operationFigures(deps, { calls, inFlight, hourly, deadLetters }, now),
+      };
     },
   };
+}
+
+type FiguresDeps = Parameters<typeof localFigures>[0];
+
+interface Tallies {
+  calls: ReadonlyMap<Operation, number>;
+  inFlight: ReadonlyMap<Operation, number>;
+  hourly: ReadonlyMap<Operation, { hour: number; count: number }>;
+  deadLetters: readonly { at: number; operation: Operation; kind: string }[];
+}
+
+function operationFigures(deps: FiguresDeps, tallies: Tallies, now: number): ReplicaFigures['operations'] {
+  const { calls, inFlight, hourly, deadLetters } = tallies;
+  const hour = Math.floor(now / HOUR_MS);
+  const paused = deps.paused();
+  return Object.fromEntries(
+    OPERATIONS.map((op) => {
+      const byKind: Record<string, number> = {};
+      for (const d of deadLetters) if (d.operation === op) byKind[d.kind] = (byKind[d.kind] ?? 0) + 1;
+      const h = hourly.get(op);
+      return [
+        op,
+        {
+          calls: calls.get(op) ?? 0,
+          inFlight: inFlight.get(op) ?? 0,
+          breaker: deps.breakerFor(op).state,
+          ratePerSecond: deps.limits[op].ratePerSecond,
+          spendCapPerHour: deps.limits[op].spendCapPerHour ?? null,
+          callsThisHour: h && h.hour === hour ? h.count : 0,
+          deadLetters: byKind,
+          paused: paused
+            .filter((p) => p.topic === deps.requestTopic(op))
+            .map((p) => `${p.partition} (${p.reasons.join(', ')})`),
+        },
+      ];
+    }),
+  );
 }

@@ -94,13 +94,68 @@ function auditMessage(schema: JsonSchema): object {
   };
 }
 
+interface ChannelEntry {
+  id: string;
+  action: 'send' | 'receive';
+  summary: string;
+  message: object;
+}
+
+/** Every topic of the contract with its message, in the document's order. */
+function contractChannels(schema: (name: string) => JsonSchema): ChannelEntry[] {
+  const perOperation = OPERATIONS.flatMap((op): ChannelEntry[] => [
+    {
+      id: `requests.${op}`,
+      action: 'receive',
+      summary: `Verification requests of ${op}`,
+      message: message(`request.${op}`, `Request: ${op}`, schema(`requests.${op}`), requestHeaders),
+    },
+    {
+      id: `results.${op}`,
+      action: 'send',
+      summary: `One result per answered ${op} request`,
+      message: message(
+        `result.${op}`,
+        `Result: ${op}`,
+        schema(`results.${op}`),
+        outputHeaders(`^verification\\.result\\.${op}$`),
+      ),
+    },
+  ]);
+  return [
+    ...perOperation,
+    {
+      id: 'errors',
+      action: 'send',
+      summary: 'One dead letter per request that could not be answered',
+      message: message('error', 'Dead letter', schema('errors'), outputHeaders('^verification\\.error\\.')),
+    },
+    {
+      id: 'events.vehicle-search',
+      action: 'send',
+      summary: 'Status events of asynchronous vehicle searches',
+      message: message(
+        'vehicle-search-event',
+        'Vehicle-search event',
+        schema('events.vehicle-search'),
+        outputHeaders('^verification\\.event\\.vehicle-search\\.'),
+      ),
+    },
+    {
+      id: 'audit',
+      action: 'send',
+      summary: 'Every reveal and redrive done in the operator console, without personal data',
+      message: auditMessage(schema('audit')),
+    },
+  ];
+}
+
 export function generateAsyncApi(version: string): Record<string, unknown> {
   const schemas = generateJsonSchemas();
-  const schema = (name: string): JsonSchema => schemas.get(name) ?? {};
   const channels: Record<string, unknown> = {};
   const operations: Record<string, unknown> = {};
   const messages: Record<string, unknown> = {};
-  const add = (id: string, action: 'send' | 'receive', summary: string, msg: object): void => {
+  for (const { id, action, summary, message: msg } of contractChannels((name) => schemas.get(name) ?? {})) {
     messages[id] = msg;
     channels[id] = {
       address: `{prefix}.${id}`,
@@ -113,49 +168,11 @@ export function generateAsyncApi(version: string): Record<string, unknown> {
       channel: { $ref: `#/channels/${id}` },
       messages: [{ $ref: `#/channels/${id}/messages/${id}` }],
     };
-  };
-  for (const op of OPERATIONS) {
-    add(
-      `requests.${op}`,
-      'receive',
-      `Verification requests of ${op}`,
-      message(`request.${op}`, `Request: ${op}`, schema(`requests.${op}`), requestHeaders),
-    );
-    add(
-      `results.${op}`,
-      'send',
-      `One result per answered ${op} request`,
-      message(
-        `result.${op}`,
-        `Result: ${op}`,
-        schema(`results.${op}`),
-        outputHeaders(`^verification\\.result\\.${op}$`),
-      ),
-    );
   }
-  add(
-    'errors',
-    'send',
-    'One dead letter per request that could not be answered',
-    message('error', 'Dead letter', schema('errors'), outputHeaders('^verification\\.error\\.')),
-  );
-  add(
-    'events.vehicle-search',
-    'send',
-    'Status events of asynchronous vehicle searches',
-    message(
-      'vehicle-search-event',
-      'Vehicle-search event',
-      schema('events.vehicle-search'),
-      outputHeaders('^verification\\.event\\.vehicle-search\\.'),
-    ),
-  );
-  add(
-    'audit',
-    'send',
-    'Every reveal and redrive done in the operator console, without personal data',
-    auditMessage(schema('audit')),
-  );
+  return { ...documentHead(version), channels, operations, components: { messages } };
+}
+
+function documentHead(version: string): Record<string, unknown> {
   return {
     asyncapi: '3.0.0',
     info: {
@@ -173,8 +190,5 @@ export function generateAsyncApi(version: string): Record<string, unknown> {
         variables: { brokers: { default: '127.0.0.1:9092' } },
       },
     },
-    channels,
-    operations,
-    components: { messages },
   };
 }

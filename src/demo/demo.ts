@@ -47,18 +47,22 @@ export async function runDemo(deps: DemoDeps): Promise<{ outcomes: number; expec
       const requestId = String(value.requestId);
       if (!requestId.startsWith(`demo-${runId}`)) return;
       outcomes += 1;
-      const what =
-        topic === deps.topics.vehicleSearchEvents
-          ? `event ${String(value.status)} via ${typeof value.via === 'string' ? value.via : '-'}`
-          : topic === deps.topics.errors
-            ? `error ${JSON.stringify((value.error as { kind?: string }).kind)}`
-            : `result ${String(value.status)}`;
-      deps.write(`  ← ${topic.padEnd(48)} ${requestId.padEnd(40)} ${what}`);
+      deps.write(`  ← ${topic.padEnd(48)} ${requestId.padEnd(40)} ${describe(deps.topics, topic, value)}`);
       if (isFinal(deps.topics, topic, requestId, value)) pending.delete(requestId);
       if (pending.size === 0) finished();
     },
   });
   await joined;
+  await publishRequests(deps, runId, pending);
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, deps.timeoutMs).unref());
+  await Promise.race([done, timeout]);
+  await consumer.disconnect();
+  if (pending.size > 0) deps.write(`  still waiting for: ${[...pending].join(', ')}`);
+  return { outcomes, expected: OPERATIONS.length };
+}
+
+/** One request per operation, each added to `pending` before it is sent. */
+async function publishRequests(deps: DemoDeps, runId: string, pending: Set<string>): Promise<void> {
   const producer = deps.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   for (const operation of OPERATIONS) {
@@ -77,11 +81,14 @@ export async function runDemo(deps: DemoDeps): Promise<{ outcomes: number; expec
     deps.write(`  → ${deps.topics.request(operation).padEnd(48)} ${requestId}`);
   }
   await producer.disconnect();
-  const timeout = new Promise<void>((resolve) => setTimeout(resolve, deps.timeoutMs).unref());
-  await Promise.race([done, timeout]);
-  await consumer.disconnect();
-  if (pending.size > 0) deps.write(`  still waiting for: ${[...pending].join(', ')}`);
-  return { outcomes, expected: OPERATIONS.length };
+}
+
+/** Status words only: an outcome's content is personal data. */
+function describe(topics: TopicNames, topic: string, value: Record<string, unknown>): string {
+  if (topic === topics.vehicleSearchEvents)
+    return `event ${String(value.status)} via ${typeof value.via === 'string' ? value.via : '-'}`;
+  if (topic === topics.errors) return `error ${JSON.stringify((value.error as { kind?: string }).kind)}`;
+  return `result ${String(value.status)}`;
 }
 
 /** vehicle-async ends with its final search event (or a dead letter); the others with their outcome. */

@@ -10,7 +10,8 @@ import type { ServiceMetrics } from './metrics.js';
 
 /**
  * Decorators that measure the service's parts from the outside, so that the parts themselves
- * stay free of metrics code: main.ts wraps what it builds before handing it to the runtime.
+ * stay free of metrics code: the composition root (src/service/) wraps what it builds before
+ * handing it to the runtime.
  */
 const seconds = (startedAt: number): number => (performance.now() - startedAt) / 1000;
 

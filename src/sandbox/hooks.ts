@@ -115,17 +115,7 @@ export function createOnRequest(deps: HookDeps) {
     const limit = knobs.rateLimitPerSecond;
     if (limit > 0 && acceptedInWindow >= limit) {
       counters.recordRateLimited();
-      const retryAfter = Math.max(1, Math.ceil(((state.second + 1) * 1000 - now) / 1000));
-      void reply
-        .code(429)
-        .header('retry-after', String(retryAfter))
-        .send(
-          errorBody(
-            429,
-            `Rate limit of ${String(limit)} requests per second exceeded`,
-            errorVersionOf(state.operation),
-          ),
-        );
+      rejectRateLimited(reply, state, now, limit);
       return;
     }
     counters.recordAccepted(state.second);
@@ -133,19 +123,44 @@ export function createOnRequest(deps: HookDeps) {
       done();
       return;
     }
-    const delay = knobs.latencyMeanMs > 0 || knobs.latencyJitterMs > 0 ? sampleLatencyMs(knobs) : 0;
-    const fault = knobs.errorRate > 0 && Math.random() < knobs.errorRate;
-    if (delay <= 0 && !fault) {
-      done();
-      return;
-    }
-    const proceed = (): void => {
-      if (fault) injectFault(deps, request, reply);
-      else done();
-    };
-    if (delay > 0) deps.holds.after(delay, proceed);
-    else proceed();
+    delayOrFault(deps, request, reply, done);
   };
+}
+
+function rejectRateLimited(reply: FastifyReply, state: RequestState, now: number, limit: number): void {
+  const retryAfter = Math.max(1, Math.ceil(((state.second + 1) * 1000 - now) / 1000));
+  void reply
+    .code(429)
+    .header('retry-after', String(retryAfter))
+    .send(
+      errorBody(
+        429,
+        `Rate limit of ${String(limit)} requests per second exceeded`,
+        errorVersionOf(state.operation),
+      ),
+    );
+}
+
+/** The configured latency, then an injected fault or the route; at once when there is neither. */
+function delayOrFault(
+  deps: HookDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
+  const { knobs } = deps;
+  const delay = knobs.latencyMeanMs > 0 || knobs.latencyJitterMs > 0 ? sampleLatencyMs(knobs) : 0;
+  const fault = knobs.errorRate > 0 && Math.random() < knobs.errorRate;
+  if (delay <= 0 && !fault) {
+    done();
+    return;
+  }
+  const proceed = (): void => {
+    if (fault) injectFault(deps, request, reply);
+    else done();
+  };
+  if (delay > 0) deps.holds.after(delay, proceed);
+  else proceed();
 }
 
 /**

@@ -70,6 +70,35 @@ function installErrorHandlers(app: FastifyInstance, logger: Logger | undefined):
   );
 }
 
+async function createApp(): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 32 * 1024 * 1024,
+    forceCloseConnections: true,
+    return503OnClosing: false,
+  });
+  app.decorateRequest('sandboxState', null as never);
+  await app.register(multipart, {
+    limits: { fileSize: MAX_FILE_BYTES, files: 10, fields: 50, parts: 60 },
+    throwFileSizeLimit: true,
+  });
+  return app;
+}
+
+function registerRoutes(
+  app: FastifyInstance,
+  deps: RouteDeps,
+  admin: Parameters<typeof registerAdminRoutes>[1],
+): void {
+  registerClassifyRoutes(app, deps);
+  registerFaceRoutes(app, deps);
+  registerLawsuitRoutes(app, deps);
+  registerVehicleRoutes(app, deps);
+  registerVehicleAsyncRoutes(app, deps);
+  registerRegistryRoutes(app, deps);
+  registerAdminRoutes(app, admin);
+}
+
 /** Starts the vendor API simulator (see src/sandbox/README.md). */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (options.apiKey === '') throw new Error('createSandbox: apiKey is required (the key callers must send)');
@@ -90,17 +119,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     cache.clear();
   };
 
-  const app = Fastify({
-    logger: false,
-    bodyLimit: 32 * 1024 * 1024,
-    forceCloseConnections: true,
-    return503OnClosing: false,
-  });
-  app.decorateRequest('sandboxState', null as never);
-  await app.register(multipart, {
-    limits: { fileSize: MAX_FILE_BYTES, files: 10, fields: 50, parts: 60 },
-    throwFileSizeLimit: true,
-  });
+  const app = await createApp();
   app.addHook(
     'onRequest',
     createOnRequest({ apiKey: options.apiKey, knobs, counters, holds, operationOf, logger }),
@@ -108,14 +127,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   app.addHook('onSend', createOnSend({ counters, logger }));
   installErrorHandlers(app, logger);
 
-  const deps: RouteDeps = { cache, asyncSearches };
-  registerClassifyRoutes(app, deps);
-  registerFaceRoutes(app, deps);
-  registerLawsuitRoutes(app, deps);
-  registerVehicleRoutes(app, deps);
-  registerVehicleAsyncRoutes(app, deps);
-  registerRegistryRoutes(app, deps);
-  registerAdminRoutes(app, { knobs, initialKnobs, counters, reset });
+  registerRoutes(app, { cache, asyncSearches }, { knobs, initialKnobs, counters, reset });
 
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 0 });

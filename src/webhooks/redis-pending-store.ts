@@ -102,7 +102,7 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
     async doneSearch(requestId) {
       return (await redis.get(doneKey(requestId))) ?? undefined;
     },
-    // The connection belongs to main.ts, which closes it.
+    // The connection belongs to the composition root, which closes it.
     close: () => Promise.resolve(),
   };
 }

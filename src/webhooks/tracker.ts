@@ -88,10 +88,7 @@ export function createVehicleSearchTracker(deps: TrackerDeps): VehicleSearchTrac
     now,
     logger,
   });
-  const webhook =
-    settings.publicUrl !== undefined && settings.secret !== undefined
-      ? { publicUrl: settings.publicUrl, secret: settings.secret }
-      : undefined;
+  const webhook = webhookOf(settings);
   const state: { app?: FastifyInstance; target?: (requestId: string) => VehicleSearchWebhook } = {};
   let accepting = false;
 
@@ -101,21 +98,10 @@ export function createVehicleSearchTracker(deps: TrackerDeps): VehicleSearchTrac
     registerRoutes(app) {
       if (!webhook) return;
       state.app = app;
-      const settle: SinkDeps['settle'] = (requestId, signal) =>
-        settleSearch(completion, requestId, 'webhook', signal);
-      registerSinkRoutes(app, {
-        secret: webhook.secret,
-        store,
-        settle,
-        handlingTimeoutMs: WEBHOOK_HANDLING_MS,
-        // A signature expires with its search: no call after the expiry can change the outcome.
-        signatureMaxAgeMs: settings.expiryMs + settings.claimTtlMs,
-        fetchIntervalMs: settings.webhookFetchIntervalMs,
-        guard: createSinkGuard(settings.sinkLimits, logger),
-        now,
-        logger,
-        accepting: () => accepting,
-      });
+      registerSinkRoutes(
+        app,
+        sinkDeps(deps, completion, webhook.secret, () => accepting),
+      );
     },
     async start() {
       if (webhook) {
@@ -141,6 +127,35 @@ export function createVehicleSearchTracker(deps: TrackerDeps): VehicleSearchTrac
       await deps.publisher.disconnect();
       await store.close();
     },
+  };
+}
+
+/** Webhooks are asked for only with both a public URL and a secret; else searches are polled. */
+function webhookOf(settings: TrackerSettings): { publicUrl: string; secret: string } | undefined {
+  return settings.publicUrl !== undefined && settings.secret !== undefined
+    ? { publicUrl: settings.publicUrl, secret: settings.secret }
+    : undefined;
+}
+
+function sinkDeps(
+  deps: TrackerDeps,
+  completion: CompletionDeps,
+  secret: string,
+  accepting: () => boolean,
+): SinkDeps {
+  const { settings, store, logger } = deps;
+  return {
+    secret,
+    store,
+    settle: (requestId, signal) => settleSearch(completion, requestId, 'webhook', signal),
+    handlingTimeoutMs: WEBHOOK_HANDLING_MS,
+    // A signature expires with its search: no call after the expiry can change the outcome.
+    signatureMaxAgeMs: settings.expiryMs + settings.claimTtlMs,
+    fetchIntervalMs: settings.webhookFetchIntervalMs,
+    guard: createSinkGuard(settings.sinkLimits, logger),
+    now: deps.now ?? Date.now,
+    logger,
+    accepting,
   };
 }
 

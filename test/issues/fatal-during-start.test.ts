@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Service } from '../../src/main.js';
-import { startWithFatalHandler } from '../../src/service-start.js';
+import type { Service } from '../../src/service/types.js';
+import { startWithFatalHandler } from '../../src/service/fatal-handler.js';
 
 describe('a fatal error while the service is still starting (issue 14, case 12)', () => {
   it('reaches the fatal handler with the real error and no service, not a ReferenceError', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, otlpTracesEndpoint } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config.js';
+import { otlpTracesEndpoint } from '../../../src/service/settings.js';
 import { createTracing } from '../../../src/observability/tracing.js';
 
 const base = {

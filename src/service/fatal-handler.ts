@@ -1,4 +1,4 @@
-import type { Service } from './main.js';
+import type { Service } from './types.js';
 
 /**
  * Starts the service with a fatal-error handler that may run before `start` has returned

@@ -1,0 +1,92 @@
+import { OPERATIONS } from '../contract/operations.js';
+import type { BreakerState } from '../consumers/circuit-breaker.js';
+import type { MetricFactory } from './metric-factory.js';
+import type { MetricSources } from './metrics.js';
+
+/** Gauges of state held elsewhere, read from the attached sources at scrape time. */
+
+const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
+
+export function runtimeGauges(make: MetricFactory, sources: () => MetricSources): void {
+  make.gauge('verification_requests_in_flight', 'Requests taken and not yet completed', [], (g) => {
+    const stats = sources().runtime?.stats();
+    if (stats) g.set(stats.inFlight);
+  });
+  make.gauge('verification_partitions_assigned', 'Request partitions this member holds', ['topic'], (g) => {
+    g.reset();
+    for (const p of sources().runtime?.stats().partitions ?? []) g.inc({ topic: p.topic });
+  });
+  make.gauge(
+    'verification_partition_window_used_ratio',
+    'Uncommitted requests of a partition over PARTITION_WINDOW (paused at 1)',
+    ['topic', 'partition'],
+    (g) => {
+      g.reset();
+      for (const p of sources().runtime?.stats().partitions ?? [])
+        g.set({ topic: p.topic, partition: p.partition }, p.windowUsed);
+    },
+  );
+  make.gauge(
+    'verification_partitions_paused',
+    'Paused request partitions, by reason (window, breaker, spend-cap, shutdown)',
+    ['topic', 'reason'],
+    (g) => {
+      g.reset();
+      for (const p of sources().runtime?.stats().paused ?? []) g.inc({ topic: p.topic, reason: p.reason });
+    },
+  );
+}
+
+export function operationGauges(make: MetricFactory, sources: () => MetricSources): void {
+  make.gauge(
+    'verification_limiter_backoff_active',
+    '1 while calls of the operation wait out a 429 backoff',
+    ['operation'],
+    (g) => {
+      const { limiters } = sources();
+      if (limiters)
+        for (const op of OPERATIONS) g.set({ operation: op }, limiters[op].backoffActive() ? 1 : 0);
+    },
+  );
+  make.gauge(
+    'verification_spend_cap_calls_this_hour',
+    'Calls started in the current hour (across replicas when a spend cap is shared)',
+    ['operation'],
+    (g) => {
+      const { limiters } = sources();
+      if (limiters) for (const op of OPERATIONS) g.set({ operation: op }, limiters[op].stats.started);
+    },
+  );
+  make.gauge(
+    'verification_spend_cap_per_hour',
+    'The configured spend cap (calls per hour) of operations that have one',
+    ['operation'],
+    (g) => {
+      for (const op of OPERATIONS) {
+        const cap = sources().spendCaps?.[op];
+        if (cap !== undefined) g.set({ operation: op }, cap);
+      }
+    },
+  );
+  make.gauge(
+    'verification_breaker_state',
+    'Circuit breaker state per operation: 0 closed, 1 half-open, 2 open',
+    ['operation'],
+    (g) => {
+      const state = sources().breakerState;
+      if (state) for (const op of OPERATIONS) g.set({ operation: op }, BREAKER_VALUE[state(op)]);
+    },
+  );
+}
+
+export function webhookGauges(make: MetricFactory, sources: () => MetricSources): void {
+  make.gauge(
+    'verification_vehicle_searches_pending',
+    'Asynchronous vehicle searches waiting for a final status',
+    [],
+    async (g) => {
+      const count = sources().pendingSearches;
+      if (count) g.set(await count());
+    },
+  );
+}

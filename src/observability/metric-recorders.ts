@@ -1,0 +1,204 @@
+import type { Counter } from 'prom-client';
+import { OPERATIONS } from '../contract/operations.js';
+import type { MetricFactory } from './metric-factory.js';
+import type { ServiceMetrics } from './metrics.js';
+
+/**
+ * The families the service's parts record into, grouped by the part that records, each group
+ * with its recording methods.
+ */
+
+type RequestRecorders = Pick<
+  ServiceMetrics,
+  'outcome' | 'committed' | 'endToEnd' | 'rebalance' | 'consumerLag'
+>;
+
+export function requestRecorders(make: MetricFactory): RequestRecorders {
+  const outcomes = make.counter(
+    'verification_outcomes_total',
+    'Requests that reached an outcome, by operation, kind (result or error) and status or error kind',
+    ['operation', 'kind', 'status'],
+  );
+  const committed = make.counter(
+    'verification_committed_total',
+    'Request messages whose outcome was committed in a transaction',
+  );
+  const endToEnd = make.histogram(
+    'verification_end_to_end_seconds',
+    "From a request's Kafka timestamp to the commit of its outcome",
+    ['operation'],
+  );
+  const rebalances = make.counter(
+    'verification_consumer_rebalances_total',
+    'Consumer group joins (each rebalance this member took part in)',
+  );
+  const lag = make.gauge(
+    'verification_consumer_lag_messages',
+    'Log end offset minus the group committed offset, per request partition',
+    ['topic', 'partition'],
+  );
+  return {
+    outcome: (operation, kind, status) => {
+      outcomes.inc({ operation, kind, status });
+    },
+    committed: (count) => {
+      committed.inc(count);
+    },
+    endToEnd: (operation, seconds) => {
+      endToEnd.observe({ operation }, seconds);
+    },
+    rebalance: () => {
+      rebalances.inc();
+    },
+    consumerLag: (topic, partition, value) => {
+      lag.set({ topic, partition }, value);
+    },
+  };
+}
+
+type VendorRecorders = Pick<
+  ServiceMetrics,
+  | 'vendorCall'
+  | 'rateLimited'
+  | 'retry'
+  | 'limiterWait'
+  | 'callStarted'
+  | 'breakerTransition'
+  | 'paidOutcomeReused'
+>;
+
+export function vendorRecorders(make: MetricFactory): VendorRecorders {
+  const vendorSeconds = make.histogram(
+    'verification_vendor_call_seconds',
+    'Vendor call attempts by operation and outcome (result status or error kind)',
+    ['operation', 'outcome'],
+    [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+  );
+  const rateLimited = make.counter(
+    'verification_vendor_rate_limited_total',
+    'Vendor answers 429 (Too Many Requests)',
+    ['operation'],
+  );
+  const retries = make.counter(
+    'verification_vendor_retries_total',
+    'Vendor calls tried again, by the failure (error code, else kind)',
+    ['operation', 'reason'],
+  );
+  const { limiterWait, callsStarted } = limiterFamilies(make);
+  const { transitions, reused } = breakerAndDedupe(make);
+  startAtZero([rateLimited, callsStarted, reused], transitions);
+  return {
+    vendorCall: (operation, outcome, seconds) => {
+      vendorSeconds.observe({ operation, outcome }, seconds);
+    },
+    rateLimited: (operation) => {
+      rateLimited.inc({ operation });
+    },
+    retry: (operation, reason) => {
+      retries.inc({ operation, reason });
+    },
+    limiterWait: (operation, seconds) => {
+      limiterWait.observe({ operation }, seconds);
+    },
+    callStarted: (operation) => {
+      callsStarted.inc({ operation });
+    },
+    breakerTransition: (operation, kind) => {
+      transitions.inc({ operation, kind });
+    },
+    paidOutcomeReused: (operation) => {
+      reused.inc({ operation });
+    },
+  };
+}
+
+function limiterFamilies(make: MetricFactory) {
+  const limiterWait = make.histogram(
+    'verification_limiter_wait_seconds',
+    'Time a call waited for a concurrency and quota slot',
+    ['operation'],
+  );
+  const callsStarted = make.counter(
+    'verification_vendor_calls_started_total',
+    'Vendor calls started (each one billable)',
+    ['operation'],
+  );
+  return { limiterWait, callsStarted };
+}
+
+function breakerAndDedupe(make: MetricFactory) {
+  const transitions = make.counter(
+    'verification_breaker_transitions_total',
+    'Circuit breaker transitions, by kind (open or close)',
+    ['operation', 'kind'],
+  );
+  const reused = make.counter(
+    'verification_dedupe_reused_total',
+    'Requests answered with an outcome already paid for (billable calls saved)',
+    ['operation'],
+  );
+  return { transitions, reused };
+}
+
+/** Counters of every operation start at 0, so that rate() and increase() see their first event. */
+function startAtZero(
+  byOperation: readonly Counter<'operation'>[],
+  transitions: Counter<'operation' | 'kind'>,
+): void {
+  for (const operation of OPERATIONS) {
+    for (const c of byOperation) c.inc({ operation }, 0);
+    for (const kind of ['open', 'close']) transitions.inc({ operation, kind }, 0);
+  }
+}
+
+type TransactionRecorders = Pick<ServiceMetrics, 'transaction' | 'producerFenced'>;
+
+export function transactionRecorders(make: MetricFactory): TransactionRecorders {
+  const txCommitted = make.counter(
+    'verification_transactions_committed_total',
+    'Kafka transactions committed (outputs and offsets)',
+  );
+  const txAborted = make.counter(
+    'verification_transactions_aborted_total',
+    'Kafka transactions that failed and were aborted',
+  );
+  const txSeconds = make.histogram(
+    'verification_transaction_commit_seconds',
+    'Duration of a transaction: produce, send offsets, commit',
+  );
+  const fenced = make.counter(
+    'verification_producers_fenced_total',
+    'Transactional producers fenced by a newer owner of their partition',
+  );
+  return {
+    transaction(kind, seconds) {
+      (kind === 'committed' ? txCommitted : txAborted).inc();
+      txSeconds.observe(seconds);
+    },
+    producerFenced: () => {
+      fenced.inc();
+    },
+  };
+}
+
+type WebhookRecorders = Pick<ServiceMetrics, 'webhookCall' | 'vehicleSearchExpired'>;
+
+export function webhookRecorders(make: MetricFactory): WebhookRecorders {
+  const webhookCalls = make.counter(
+    'verification_webhook_calls_total',
+    'Calls to the webhook sink, by answer code',
+    ['code'],
+  );
+  const expired = make.counter(
+    'verification_vehicle_searches_expired_total',
+    'Vehicle searches that reached their expiry without a final status',
+  );
+  return {
+    webhookCall: (code) => {
+      webhookCalls.inc({ code: String(code) });
+    },
+    vehicleSearchExpired: () => {
+      expired.inc();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import type { Redis } from 'ioredis';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { jsonSchemasByTopic } from '../contract/json-schemas.js';
+import { kafkaConnectError } from '../kafka-connect-errors.js';
+import { topicNames, type TopicNames } from '../contract/operations.js';
+import { kafkaLogCreator } from '../observability/kafka-logger.js';
+import { checkRedis, createRedisClient } from '../observability/redis-client.js';
+import { createRegistryClient } from '../producers/registry-client.js';
+import { registerTopicSchemas } from '../producers/schema-registration.js';
+import { contractTopics, ensureTopics } from '../producers/topic-setup.js';
+import { plainJsonCodec, registryCodec, type ValueCodec } from '../producers/value-codec.js';
+import type { Closers } from './closers.js';
+import { topicSettings } from './settings.js';
+
+/** The connections every other part is built on: Kafka, the schema registry, Redis. */
+export interface Infrastructure {
+  kafka: Kafka;
+  admin: Admin;
+  topics: TopicNames;
+  codec: ValueCodec;
+  /** Absent without REDIS_URL: limits, dedupe and pending searches then live in memory. */
+  redis: Redis | undefined;
+}
+
+/** Connects and checks each in turn, so that start-up fails on the first one missing. */
+export async function connectInfrastructure(
+  config: Config,
+  logger: Logger,
+  closers: Closers,
+): Promise<Infrastructure> {
+  const topics = topicNames(config.TOPIC_PREFIX);
+  const kafka = new Kafka({
+    clientId: config.KAFKA_CLIENT_ID,
+    brokers: [...config.KAFKA_BROKERS],
+    logLevel: logLevel.WARN,
+    logCreator: kafkaLogCreator(logger),
+    ...config.kafkaSecurity,
+  });
+  const admin = kafka.admin();
+  await admin.connect().catch((error: unknown) => {
+    throw kafkaConnectError(error);
+  });
+  closers.add('kafka admin', () => admin.disconnect());
+  if (config.CREATE_TOPICS) {
+    const created = await ensureTopics(admin, contractTopics(topics, topicSettings(config)));
+    if (created.length > 0) logger.info({ topics: created }, 'topics created');
+  }
+  const codec = await createCodec(config, logger);
+  const redis = await connectRedis(config, logger, closers);
+  return { kafka, admin, topics, codec, redis };
+}
+
+async function createCodec(config: Config, logger: Logger): Promise<ValueCodec> {
+  if (config.SCHEMA_REGISTRY_URL === undefined) return plainJsonCodec();
+  const ids = await registerTopicSchemas(
+    {
+      registryUrl: config.SCHEMA_REGISTRY_URL,
+      compatibility: config.SCHEMA_COMPATIBILITY,
+      auth: config.registryAuth,
+    },
+    jsonSchemasByTopic(config.TOPIC_PREFIX),
+  );
+  logger.info({ subjects: ids.size, compatibility: config.SCHEMA_COMPATIBILITY }, 'schemas registered');
+  return registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL, config.registryAuth), ids);
+}
+
+async function connectRedis(config: Config, logger: Logger, closers: Closers): Promise<Redis | undefined> {
+  if (config.REDIS_URL === undefined) return undefined;
+  const redis = createRedisClient(config.REDIS_URL, logger, {
+    // rediss:// turns TLS on (ioredis); the password may come from REDIS_PASSWORD_FILE.
+    ...(config.REDIS_PASSWORD === undefined ? {} : { password: config.REDIS_PASSWORD }),
+  });
+  closers.add('redis', () => redis.quit());
+  await checkRedis(redis);
+  return redis;
+}

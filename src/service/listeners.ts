@@ -1,0 +1,58 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { attachConsole } from '../console/server.js';
+import { boundPort, createAdminServer, createPublicServer } from '../observability/http-server.js';
+import { redisReady } from '../observability/redis-client.js';
+import type { VehicleSearchTracker } from '../webhooks/index.js';
+import type { CallParts } from './call-parts.js';
+import type { Closers } from './closers.js';
+import type { Infrastructure } from './infrastructure.js';
+
+/** The ports actually bound (HTTP_PORT or ADMIN_PORT 0 picks a free one). */
+export interface BoundPorts {
+  httpPort: number;
+  adminPort: number;
+}
+
+/**
+ * The admin listener (health, metrics, console) and the public one (the webhook sink alone).
+ * Ready once `started` says so and Redis, when there is one, answers.
+ */
+export async function startListeners(
+  config: Config,
+  logger: Logger,
+  deps: {
+    infra: Infrastructure;
+    calls: CallParts;
+    tracker: VehicleSearchTracker;
+    started: () => boolean;
+  },
+  closers: Closers,
+): Promise<BoundPorts> {
+  const { kafka, redis } = deps.infra;
+  const { metrics, figures } = deps.calls;
+  const adminHttp = createAdminServer({
+    metrics: metrics.registry,
+    isReady: () => deps.started() && (redis === undefined || redisReady(redis)),
+  });
+  if (config.console) {
+    const closeConsole = await attachConsole(adminHttp, config, config.console, {
+      kafka,
+      redis,
+      logger,
+      figures: () => figures.snapshot(),
+    });
+    closers.add('console', closeConsole);
+  }
+  await adminHttp.listen({ host: config.ADMIN_HOST, port: config.ADMIN_PORT });
+  closers.add('admin listener', () => adminHttp.close());
+  const http = createPublicServer({
+    onResponse: (code) => {
+      metrics.webhookCall(code);
+    },
+  });
+  deps.tracker.registerRoutes(http);
+  await http.listen({ host: config.HTTP_HOST, port: config.HTTP_PORT });
+  closers.add('public listener', () => http.close());
+  return { httpPort: boundPort(http, config.HTTP_PORT), adminPort: boundPort(adminHttp, config.ADMIN_PORT) };
+}

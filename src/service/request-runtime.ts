@@ -1,0 +1,88 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { memoryIdempotencyStore, redisIdempotencyStore } from '../consumers/idempotency.js';
+import type { ProcessDeps } from '../consumers/process-request.js';
+import { Runtime } from '../consumers/runtime.js';
+import { createHandlers } from '../handlers/index.js';
+import {
+  instrumentHandlers,
+  instrumentIdempotency,
+  instrumentProducer,
+} from '../observability/instrument.js';
+import type { Tracing } from '../observability/tracing.js';
+import { traceProcessDeps } from '../observability/tracing-instrument.js';
+import { maxRawBytes } from '../producers/dead-letter-record.js';
+import type { OutputDeps } from '../producers/output-records.js';
+import { createPartitionProducer } from '../producers/partition-producer.js';
+import type { VehicleSearchTracker } from '../webhooks/index.js';
+import type { CallParts } from './call-parts.js';
+import type { Infrastructure } from './infrastructure.js';
+import { abortableSleep, decodeWith, parseRequestParams } from './request-adapters.js';
+import { idempotencySettings, retrySettings, runtimeSettings } from './settings.js';
+
+export interface RequestRuntimeDeps {
+  infra: Infrastructure;
+  calls: CallParts;
+  tracker: VehicleSearchTracker;
+  output: OutputDeps;
+  tracing: Tracing | undefined;
+  onFatal: ((error: unknown) => void) | undefined;
+}
+
+/** The consumer runtime with everything a request passes through on its way to an outcome. */
+export function createRuntime(config: Config, logger: Logger, deps: RequestRuntimeDeps): Runtime {
+  const { kafka, admin, topics } = deps.infra;
+  const { metrics, breakerFor } = deps.calls;
+  return new Runtime({
+    kafka,
+    admin,
+    topics,
+    logger,
+    metrics,
+    breakerFor,
+    createProducer: (id) => instrumentProducer(createPartitionProducer(kafka, id), metrics),
+    settings: runtimeSettings(config),
+    tracing: deps.tracing,
+    process: traceProcessDeps(processDeps(config, deps), deps.tracing),
+    output: deps.output,
+    onFatal:
+      deps.onFatal ??
+      ((error) => {
+        logger.fatal({ err: error }, 'fatal');
+      }),
+  });
+}
+
+function processDeps(config: Config, deps: RequestRuntimeDeps): ProcessDeps {
+  const { calls, tracker } = deps;
+  const { redis } = deps.infra;
+  return {
+    decodeValue: decodeWith(deps.infra.codec),
+    parseParams: parseRequestParams,
+    handlers: instrumentHandlers(
+      createHandlers({
+        vendor: calls.vendor,
+        vehicleSearchWebhook: tracker.webhookFor,
+        onVehicleSearchCreated: (search, signal) => tracker.onSearchCreated(search, signal),
+      }),
+      calls.metrics,
+    ),
+    limiterFor: calls.countedLimiterFor,
+    breakerFor: calls.breakerFor,
+    idempotency: instrumentIdempotency(
+      redis
+        ? redisIdempotencyStore(redis, idempotencySettings(config))
+        : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
+      calls.metrics,
+    ),
+    onRetry: (op, reason) => {
+      calls.metrics.retry(op, reason);
+    },
+    retry: retrySettings(config),
+    maxRequestBytes: config.MAX_REQUEST_BYTES,
+    maxJsonDepth: config.MAX_JSON_DEPTH,
+    maxRawBytes: maxRawBytes(config.RESULT_MAX_BYTES),
+    now: () => new Date(),
+    sleep: abortableSleep,
+  };
+}
