@@ -17,6 +17,7 @@ import { attachConsole } from './console/server.js';
 import { createHandlers } from './handlers/index.js';
 import { createLimiters } from './limits/index.js';
 import { boundPort, createAdminServer, createPublicServer } from './observability/http-server.js';
+import { checkTimeoutMs, dependencyChecks, Readiness } from './observability/readiness.js';
 import { kafkaLogCreator } from './observability/kafka-logger.js';
 import {
   instrumentHandlers,
@@ -32,11 +33,11 @@ import { traceProcessDeps } from './observability/tracing-instrument.js';
 import { createPartitionProducer } from './producers/partition-producer.js';
 import { checkRedis, createRedisClient, redisReady } from './observability/redis-client.js';
 import { createRegistryClient } from './producers/registry-client.js';
-import { registerTopicSchemas } from './producers/schema-registration.js';
+import { SchemaIds } from './producers/schema-ids.js';
 import { contractTopics, ensureTopics } from './producers/topic-setup.js';
 import { maxRawBytes } from './producers/dead-letter-record.js';
 import type { OutputDeps } from './producers/output-records.js';
-import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/value-codec.js';
+import { liveRegistryCodec, plainJsonCodec, type ValueCodec } from './producers/value-codec.js';
 import { createVendorClient, type VendorClient } from './vendor-api/client.js';
 import {
   createEventPublisher,
@@ -88,7 +89,7 @@ export async function startService(
       const created = await ensureTopics(admin, contractTopics(topics, topicSettings(config)));
       if (created.length > 0) logger.info({ topics: created }, 'topics created');
     }
-    const codec = await createCodec(config, logger);
+    const { codec, registryCheck } = await createCodec(config, logger);
     const redis =
       config.REDIS_URL === undefined
         ? undefined
@@ -261,9 +262,20 @@ export async function startService(
       runtime.pauseOperationUntil(operation, resumeAt);
     });
     let ready = false;
+    const interval = config.DEPENDENCY_CHECK_INTERVAL_MS;
+    const readiness = new Readiness(
+      dependencyChecks({ admin, registry: registryCheck }),
+      { intervalMs: interval, timeoutMs: checkTimeoutMs(interval) },
+      logger,
+    );
+    readiness.start();
+    closers.unshift(() => {
+      readiness.stop();
+      return Promise.resolve();
+    });
     const adminHttp = createAdminServer({
       metrics: metrics.registry,
-      isReady: () => ready && (redis === undefined || redisReady(redis)),
+      isReady: () => ready && readiness.isReady() && (redis === undefined || redisReady(redis)),
     });
     if (config.console) {
       const closeConsole = await attachConsole(adminHttp, config, config.console, {
@@ -373,18 +385,28 @@ function topicSettings(config: Config) {
   };
 }
 
-async function createCodec(config: Config, logger: Logger): Promise<ValueCodec> {
-  if (config.SCHEMA_REGISTRY_URL === undefined) return plainJsonCodec();
-  const ids = await registerTopicSchemas(
-    {
-      registryUrl: config.SCHEMA_REGISTRY_URL,
+async function createCodec(
+  config: Config,
+  logger: Logger,
+): Promise<{ codec: ValueCodec; registryCheck?: () => Promise<void> }> {
+  const url = config.SCHEMA_REGISTRY_URL;
+  if (url === undefined) return { codec: plainJsonCodec() };
+  // A registry that accepts connections but never answers is down too.
+  const timeoutMs = 10_000;
+  const schemas = jsonSchemasByTopic(config.TOPIC_PREFIX);
+  const ids = await SchemaIds.register({
+    registration: {
+      registryUrl: url,
       compatibility: config.SCHEMA_COMPATIBILITY,
       auth: config.registryAuth,
+      timeoutMs,
     },
-    jsonSchemasByTopic(config.TOPIC_PREFIX),
-  );
-  logger.info({ subjects: ids.size, compatibility: config.SCHEMA_COMPATIBILITY }, 'schemas registered');
-  return registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL, config.registryAuth), ids);
+    schemas,
+    createClient: () => createRegistryClient(url, config.registryAuth, timeoutMs),
+    logger,
+  });
+  logger.info({ subjects: schemas.size, compatibility: config.SCHEMA_COMPATIBILITY }, 'schemas registered');
+  return { codec: liveRegistryCodec(ids), registryCheck: () => ids.check() };
 }
 
 async function closeAll(closers: (() => Promise<unknown>)[], logger: Logger): Promise<void> {
