@@ -100,6 +100,11 @@ const envSchema = z.object({
   ADMIN_PORT: int(0, 9090),
   /** How often the consumer lag metric is read from the brokers. */
   CONSUMER_LAG_INTERVAL_MS: int(100, 15_000),
+  /**
+   * How often /readyz's dependencies (broker, registry, Redis) are checked, each within the
+   * same time (at most 3 s); the registry check also confirms the schema ids still name ours.
+   */
+  DEPENDENCY_CHECK_INTERVAL_MS: int(200, 5_000),
   WEBHOOK_PUBLIC_URL: optionalUrl,
   WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How the vendor calls the sink back (vendor-api.md, "POST /vehicles-async/v3"). The sink accepts all four. */

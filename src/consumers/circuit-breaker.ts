@@ -5,6 +5,9 @@ import { EventEmitter } from 'node:events';
  * opens it: the runtime pauses the operation's topics instead of draining them into the
  * errors topic, and requests in flight wait instead of spending their retry budget. After
  * the cool-down one probe call is let through (half-open); its success closes the breaker.
+ * A half-open breaker with no call waiting says so ('half-open', needsProbe()): the runtime
+ * then lets a paused partition hand over one request to probe with, so an operation resumes
+ * by itself once the vendor recovers even when every request in flight has given up.
  */
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -14,8 +17,13 @@ export interface BreakerSettings {
 }
 
 export interface BreakerEvents {
+  /** Closed → open. */
   open: [];
   close: [];
+  /** The cool-down ended: the next call is the probe. */
+  'half-open': [];
+  /** The probe failed: open again for another cool-down. */
+  reopen: [];
 }
 
 export class CircuitBreaker extends EventEmitter<BreakerEvents> {
@@ -68,8 +76,10 @@ export class CircuitBreaker extends EventEmitter<BreakerEvents> {
     this.consecutiveFailures += 1;
     const wasProbe = this.probeInFlight;
     this.probeInFlight = false;
-    if (this.stateValue === 'half-open' && wasProbe) this.open();
-    else if (this.stateValue === 'closed' && this.consecutiveFailures >= this.settings.failureThreshold) {
+    if (this.stateValue === 'half-open' && wasProbe) {
+      this.open();
+      this.emit('reopen');
+    } else if (this.stateValue === 'closed' && this.consecutiveFailures >= this.settings.failureThreshold) {
       this.open();
       this.emit('open');
     }
@@ -81,6 +91,11 @@ export class CircuitBreaker extends EventEmitter<BreakerEvents> {
       this.probeInFlight = false;
       this.wake();
     }
+  }
+
+  /** Half-open with no probe under way: nothing in flight is going to probe. */
+  needsProbe(): boolean {
+    return this.stateValue === 'half-open' && !this.probeInFlight;
   }
 
   close(): void {
@@ -95,6 +110,7 @@ export class CircuitBreaker extends EventEmitter<BreakerEvents> {
     this.timer = setTimeout(() => {
       this.stateValue = 'half-open';
       this.wake();
+      this.emit('half-open');
     }, this.settings.cooldownMs);
     this.timer.unref();
   }

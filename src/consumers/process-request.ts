@@ -18,6 +18,7 @@ import type { CircuitBreaker } from './circuit-breaker.js';
 import { paramsHash, type IdempotencyStore, type PaidOutcome, type Reservation } from './idempotency.js';
 import { decideRetry, type RetrySettings } from './retry-policy.js';
 import { checkRequestBytes } from './value-guard.js';
+import { decodeWhenRegistryAnswers } from './decode-wait.js';
 
 /**
  * One request message from bytes to outcome: decode, check the envelope and the params,
@@ -79,7 +80,8 @@ export async function processRequest<O extends Operation>(
 ): Promise<ProcessOutcome> {
   const { signal } = signals;
   const receivedAt = deps.now();
-  const read = await readRequest(deps, incoming);
+  const read = await readRequest(deps, incoming, signal, log);
+  if (read === 'aborted') return { kind: 'aborted' };
   if (!read.ok) return deadLetter(deps, incoming, read.request, read.error, 0, read.requestId);
   const { envelope, params } = read;
   const hash = paramsHash(params);
@@ -162,7 +164,9 @@ type ReadResult<O extends Operation> =
 async function readRequest<O extends Operation>(
   deps: ProcessDeps,
   incoming: IncomingRequest<O>,
-): Promise<ReadResult<O>> {
+  signal: AbortSignal,
+  log: RequestLogger,
+): Promise<ReadResult<O> | 'aborted'> {
   const { value } = incoming;
   const raw = (): Record<string, unknown> => rawRequest(value, deps.maxRawBytes);
   if (value === null || value.length === 0) {
@@ -181,12 +185,10 @@ async function readRequest<O extends Operation>(
   if (unreadable !== undefined) {
     return { ok: false, error: new InvalidRequestError(unreadable), request: raw(), requestId: null };
   }
-  let decoded: unknown;
-  try {
-    decoded = await deps.decodeValue(value);
-  } catch (error) {
-    return { ok: false, error: toAppError(error), request: raw(), requestId: null };
-  }
+  const read = await decodeWhenRegistryAnswers(deps, value, signal, log);
+  if (read === 'aborted') return read;
+  if (!read.ok) return { ok: false, error: toAppError(read.error), request: raw(), requestId: null };
+  const decoded = read.value;
   const parsed = requestEnvelopeSchema.safeParse(decoded);
   const asObject = isObject(decoded) ? decoded : raw();
   if (!parsed.success) {

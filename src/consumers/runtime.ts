@@ -7,6 +7,7 @@ import { readTraceparent } from '../producers/headers.js';
 import { recordsForResult, type OutputDeps, type OutputRecord } from '../producers/output-records.js';
 import { recordForDeadLetter } from '../producers/dead-letter-record.js';
 import { createPartitionProducer, type PartitionProducer } from '../producers/partition-producer.js';
+import { BreakerPauses } from './breaker-pauses.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { KeyScheduler } from './key-scheduler.js';
 import { PartitionState } from './partition-state.js';
@@ -66,6 +67,7 @@ export class Runtime {
   private readonly consumer: Consumer;
   private readonly scheduler: KeyScheduler;
   private readonly pauses: PauseControl;
+  private readonly breakerPauses: BreakerPauses;
   private readonly states = new Map<string, PartitionState>();
   private readonly pendingStates = new Map<string, Promise<PartitionState>>();
   private commitTimer: NodeJS.Timeout | undefined;
@@ -83,7 +85,14 @@ export class Runtime {
       this.fail(error);
     });
     this.pauses = new PauseControl(this.consumer);
-    this.watchBreakers();
+    this.breakerPauses = new BreakerPauses({
+      pauses: this.pauses,
+      breakerFor: (operation) => deps.breakerFor(operation),
+      topicOf: (operation) => deps.topics.request(operation),
+      partitionsOf: (topic) =>
+        [...this.states.values()].filter((s) => s.topic === topic).map((s) => s.partition),
+      logger: deps.logger,
+    });
   }
 
   async start(): Promise<void> {
@@ -113,6 +122,7 @@ export class Runtime {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    this.breakerPauses.stop();
     for (const state of this.states.values()) this.pauses.pause(state.topic, state.partition, 'shutdown');
     const deadline = new Promise<'timeout'>((resolve) =>
       setTimeout(resolve, this.deps.settings.shutdownTimeoutMs, 'timeout').unref(),
@@ -155,6 +165,8 @@ export class Runtime {
         this.pauses.pause(topic, partition, 'window');
         return;
       }
+      // Held by an open breaker (unresolved: fetched again after resume), or its one probe message.
+      if (!this.breakerPauses.admit(topic, partition)) return;
       state.tracker.take(message.offset);
       state.highestTaken = offset;
       payload.resolveOffset(message.offset);
@@ -191,7 +203,7 @@ export class Runtime {
     const [committed] = await deps.admin.fetchOffsets({ groupId: deps.settings.groupId, topics: [topic] });
     const offset = committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
     state.highestTaken = BigInt(offset) - 1n;
-    if (deps.breakerFor(operation).state !== 'closed') this.pauses.pause(topic, partition, 'breaker');
+    this.breakerPauses.opened(operation, topic, partition);
     this.states.set(state.id, state);
     deps.logger.info({ topic, partition, committed: offset }, 'partition opened');
     return state;
@@ -336,23 +348,6 @@ export class Runtime {
     this.pauses.forget(state.topic, state.partition);
     void (state.committing ?? Promise.resolve()).then(() => state.producer.close()).catch(() => undefined);
     this.deps.logger.info({ topic: state.topic, partition: state.partition }, 'partition revoked');
-  }
-
-  private watchBreakers(): void {
-    for (const operation of OPERATIONS) {
-      const breaker = this.deps.breakerFor(operation);
-      const topic = this.deps.topics.request(operation);
-      breaker.on('open', () => {
-        this.deps.logger.warn({ operation }, 'circuit breaker open; pausing the operation');
-        for (const state of this.states.values())
-          if (state.topic === topic) this.pauses.pause(topic, state.partition, 'breaker');
-      });
-      breaker.on('close', () => {
-        this.deps.logger.info({ operation }, 'circuit breaker closed; resuming the operation');
-        for (const state of this.states.values())
-          if (state.topic === topic) this.pauses.resume(topic, state.partition, 'breaker');
-      });
-    }
   }
 
   stats(): RuntimeStats {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ErrorEnvelope } from '../contract/envelopes.js';
 import type { Correlation } from '../contract/envelopes.js';
 import { recordForError, type OutputDeps, type OutputRecord } from './output-records.js';
-import { isFramed } from './value-codec.js';
+import { isFramed, RegistryUnavailable } from './value-codec.js';
 
 /**
  * A dead letter that is always written: the errors topic is where a bad message must end up,
@@ -20,7 +20,9 @@ export async function recordForDeadLetter(
   try {
     const record = await recordForError(deps, error, correlation);
     if (jsonBytes(record.value) <= deps.resultMaxBytes) return record;
-  } catch {
+  } catch (failure) {
+    // The registry away is no fault of the content: tried again in place, unchanged.
+    if (failure instanceof RegistryUnavailable) throw failure;
     // The content could not be encoded: fall back to the raw bytes below.
   }
   const request = rawRequest(raw, maxRawBytes(deps.resultMaxBytes));

@@ -16,6 +16,8 @@ export interface RegistrationSettings {
   /** Basic auth (SCHEMA_REGISTRY_USERNAME / _PASSWORD). */
   auth?: RegistryAuth | undefined;
   compatibility: string;
+  /** Time limit of each call; none when unset. */
+  timeoutMs?: number | undefined;
 }
 
 const JSON_CONTENT = 'application/vnd.schemaregistry.v1+json';
@@ -25,18 +27,48 @@ export async function registerTopicSchemas(
   schemas: ReadonlyMap<string, JsonSchema>,
 ): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
-  for (const [topic, schema] of schemas) {
-    const subject = encodeURIComponent(`${topic}-value`);
-    const registered = await call(settings, 'POST', `/subjects/${subject}/versions`, {
-      schemaType: 'JSON',
-      schema: JSON.stringify(schema),
-    });
-    const id = (registered as { id?: unknown }).id;
-    if (typeof id !== 'number') throw new Error(`registry returned no schema id for ${topic}-value`);
-    await call(settings, 'PUT', `/config/${subject}`, { compatibility: settings.compatibility });
-    ids.set(topic, id);
-  }
+  for (const [topic, schema] of schemas) ids.set(topic, await registerTopicSchema(settings, topic, schema));
   return ids;
+}
+
+export async function registerTopicSchema(
+  settings: RegistrationSettings,
+  topic: string,
+  schema: JsonSchema,
+): Promise<number> {
+  const subject = encodeURIComponent(`${topic}-value`);
+  const registered = await call(settings, 'POST', `/subjects/${subject}/versions`, {
+    schemaType: 'JSON',
+    schema: JSON.stringify(schema),
+  });
+  const id = (registered as { id?: unknown }).id;
+  if (typeof id !== 'number') throw new Error(`registry returned no schema id for ${topic}-value`);
+  await call(settings, 'PUT', `/config/${subject}`, { compatibility: settings.compatibility });
+  return id;
+}
+
+/**
+ * The id the registry gives now for `schema` under the topic's subject, or undefined when the
+ * subject or that schema under it is unknown (404: 40401 or 40403), e.g. after the registry
+ * lost its storage. Any other failure throws.
+ */
+export async function lookupTopicSchemaId(
+  settings: RegistrationSettings,
+  topic: string,
+  schema: JsonSchema,
+): Promise<number | undefined> {
+  const subject = encodeURIComponent(`${topic}-value`);
+  const found = await call(
+    settings,
+    'POST',
+    `/subjects/${subject}`,
+    { schemaType: 'JSON', schema: JSON.stringify(schema) },
+    [404],
+  );
+  if (found === undefined) return undefined;
+  const id = (found as { id?: unknown }).id;
+  if (typeof id !== 'number') throw new Error(`registry returned no schema id for ${topic}-value`);
+  return id;
 }
 
 async function call(
@@ -44,14 +76,17 @@ async function call(
   method: 'POST' | 'PUT',
   path: string,
   body: unknown,
+  absentOn: readonly number[] = [],
 ): Promise<unknown> {
   const url = `${settings.registryUrl.replace(/\/$/, '')}${path}`;
   const response = await request(url, {
     method,
     headers: { 'content-type': JSON_CONTENT, accept: JSON_CONTENT, ...basicAuthHeader(settings.auth) },
     body: JSON.stringify(body),
+    ...(settings.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(settings.timeoutMs) }),
   });
   const text = await response.body.text();
+  if (absentOn.includes(response.statusCode)) return undefined;
   if (response.statusCode >= 300) {
     throw new Error(
       `schema registry ${method} ${path} answered ${response.statusCode}: ${text.slice(0, 300)}`,

@@ -33,6 +33,12 @@ export function plainJsonCodec(): ValueCodec {
   };
 }
 
+/**
+ * The registry did not answer (connection refused, timeout, 5xx...): an infrastructure fault,
+ * never the message's. The message is tried again in place once the registry answers.
+ */
+export class RegistryUnavailable extends Error {}
+
 /** `schemaIds` maps each output topic to the id of its registered value schema. */
 export function registryCodec(registry: SchemaRegistry, schemaIds: ReadonlyMap<string, number>): ValueCodec {
   return {
@@ -41,21 +47,63 @@ export function registryCodec(registry: SchemaRegistry, schemaIds: ReadonlyMap<s
       if (id === undefined) throw new Error(`no schema registered for topic ${topic}`);
       return registry.encode(id, value);
     },
-    async decode(value) {
-      if (!isFramed(value)) return parseJson(value);
-      const schemaId = value.readUInt32BE(1);
+    decode: (value) => decodeValue(registry, value),
+  };
+}
+
+/** What the service frames with: ids checked again after any registry failure (schema-ids.ts). */
+export interface LiveSchemaIds {
+  idFor(topic: string): Promise<number>;
+  client(): SchemaRegistry;
+  /** The registry failed: check the ids before the next frame. */
+  suspect(): void;
+}
+
+export function liveRegistryCodec(ids: LiveSchemaIds): ValueCodec {
+  return {
+    async encode(topic, value) {
+      const id = await ids.idFor(topic);
       try {
-        return (await registry.decode(value)) as unknown;
+        return await ids.client().encode(id, value);
       } catch (error) {
-        // A JSON syntax error quotes the input, which may be personal data: neither its
-        // message nor the error itself (as a cause, it would reach the logs) is kept.
-        const reason = error instanceof SyntaxError ? 'not valid JSON' : errorMessage(error);
-        throw new InvalidRequestError(
-          `value framed with schema id ${schemaId} could not be decoded: ${reason}`,
-        );
+        const status = registryStatus(error);
+        if (status === undefined) throw error;
+        // Our id unknown (404) or the registry away: never frame before the ids are checked.
+        ids.suspect();
+        throw new RegistryUnavailable(`schema registry answered ${status} for the schema id of ${topic}`);
       }
     },
+    decode: (value) => decodeValue(ids.client(), value),
   };
+}
+
+async function decodeValue(registry: SchemaRegistry, value: Buffer): Promise<unknown> {
+  if (!isFramed(value)) return parseJson(value);
+  const schemaId = value.readUInt32BE(1);
+  try {
+    return (await registry.decode(value)) as unknown;
+  } catch (error) {
+    const status = registryStatus(error);
+    // Only an id the registry answers as unknown is the message's fault.
+    if (status === 404) throw new InvalidRequestError(`schema id ${schemaId} is unknown to the registry`);
+    if (status !== undefined) {
+      throw new RegistryUnavailable(`schema registry answered ${status} for schema id ${schemaId}`);
+    }
+    // A JSON syntax error quotes the input, which may be personal data: neither its
+    // message nor the error itself (as a cause, it would reach the logs) is kept.
+    const reason = error instanceof SyntaxError ? 'not valid JSON' : errorMessage(error);
+    throw new InvalidRequestError(`value framed with schema id ${schemaId} could not be decoded: ${reason}`);
+  }
+}
+
+/**
+ * The HTTP status of a registry client failure, undefined for other errors (content). The
+ * client (mappersmith) reports a failed connection or a timeout as status 400.
+ */
+export function registryStatus(error: unknown): number | undefined {
+  if (!(error instanceof Error) || error.name !== 'ResponseError') return undefined;
+  const status = (error as { status?: unknown }).status;
+  return typeof status === 'number' ? status : undefined;
 }
 
 function parseJson(value: Buffer): unknown {

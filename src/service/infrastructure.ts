@@ -8,9 +8,9 @@ import { topicNames, type TopicNames } from '../contract/operations.js';
 import { kafkaLogCreator } from '../observability/kafka-logger.js';
 import { checkRedis, createRedisClient } from '../observability/redis-client.js';
 import { createRegistryClient } from '../producers/registry-client.js';
-import { registerTopicSchemas } from '../producers/schema-registration.js';
+import { SchemaIds } from '../producers/schema-ids.js';
 import { contractTopics, ensureTopics } from '../producers/topic-setup.js';
-import { plainJsonCodec, registryCodec, type ValueCodec } from '../producers/value-codec.js';
+import { liveRegistryCodec, plainJsonCodec, type ValueCodec } from '../producers/value-codec.js';
 import type { Closers } from './closers.js';
 import { topicSettings } from './settings.js';
 
@@ -22,6 +22,8 @@ export interface Infrastructure {
   codec: ValueCodec;
   /** Absent without REDIS_URL: limits, dedupe and pending searches then live in memory. */
   redis: Redis | undefined;
+  /** Checks that the registry answers and still gives our ids (readiness); absent without one. */
+  registryCheck?: () => Promise<void>;
 }
 
 /** Connects and checks each in turn, so that start-up fails on the first one missing. */
@@ -47,23 +49,33 @@ export async function connectInfrastructure(
     const created = await ensureTopics(admin, contractTopics(topics, topicSettings(config)));
     if (created.length > 0) logger.info({ topics: created }, 'topics created');
   }
-  const codec = await createCodec(config, logger);
+  const { codec, registryCheck } = await createCodec(config, logger);
   const redis = await connectRedis(config, logger, closers);
-  return { kafka, admin, topics, codec, redis };
+  return { kafka, admin, topics, codec, redis, ...(registryCheck ? { registryCheck } : {}) };
 }
 
-async function createCodec(config: Config, logger: Logger): Promise<ValueCodec> {
-  if (config.SCHEMA_REGISTRY_URL === undefined) return plainJsonCodec();
-  const ids = await registerTopicSchemas(
-    {
-      registryUrl: config.SCHEMA_REGISTRY_URL,
+async function createCodec(
+  config: Config,
+  logger: Logger,
+): Promise<{ codec: ValueCodec; registryCheck?: () => Promise<void> }> {
+  const url = config.SCHEMA_REGISTRY_URL;
+  if (url === undefined) return { codec: plainJsonCodec() };
+  // A registry that accepts connections but never answers is down too.
+  const timeoutMs = 10_000;
+  const schemas = jsonSchemasByTopic(config.TOPIC_PREFIX);
+  const ids = await SchemaIds.register({
+    registration: {
+      registryUrl: url,
       compatibility: config.SCHEMA_COMPATIBILITY,
       auth: config.registryAuth,
+      timeoutMs,
     },
-    jsonSchemasByTopic(config.TOPIC_PREFIX),
-  );
-  logger.info({ subjects: ids.size, compatibility: config.SCHEMA_COMPATIBILITY }, 'schemas registered');
-  return registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL, config.registryAuth), ids);
+    schemas,
+    createClient: () => createRegistryClient(url, config.registryAuth, timeoutMs),
+    logger,
+  });
+  logger.info({ subjects: schemas.size, compatibility: config.SCHEMA_COMPATIBILITY }, 'schemas registered');
+  return { codec: liveRegistryCodec(ids), registryCheck: () => ids.check() };
 }
 
 async function connectRedis(config: Config, logger: Logger, closers: Closers): Promise<Redis | undefined> {

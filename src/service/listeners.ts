@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { attachConsole } from '../console/server.js';
 import { boundPort, createAdminServer, createPublicServer } from '../observability/http-server.js';
+import { checkTimeoutMs, dependencyChecks, Readiness } from '../observability/readiness.js';
 import { redisReady } from '../observability/redis-client.js';
 import type { VehicleSearchTracker } from '../webhooks/index.js';
 import type { CallParts } from './call-parts.js';
@@ -16,7 +17,8 @@ export interface BoundPorts {
 
 /**
  * The admin listener (health, metrics, console) and the public one (the webhook sink alone).
- * Ready once `started` says so and Redis, when there is one, answers.
+ * Ready once `started` says so, the broker and the registry answer their background checks,
+ * and Redis, when there is one, is connected.
  */
 export async function startListeners(
   config: Config,
@@ -29,11 +31,22 @@ export async function startListeners(
   },
   closers: Closers,
 ): Promise<BoundPorts> {
-  const { kafka, redis } = deps.infra;
+  const { kafka, redis, admin, registryCheck } = deps.infra;
   const { metrics, figures } = deps.calls;
+  const interval = config.DEPENDENCY_CHECK_INTERVAL_MS;
+  const readiness = new Readiness(
+    dependencyChecks({ admin, registry: registryCheck }),
+    { intervalMs: interval, timeoutMs: checkTimeoutMs(interval) },
+    logger,
+  );
+  readiness.start();
+  closers.add('readiness checks', () => {
+    readiness.stop();
+    return Promise.resolve();
+  });
   const adminHttp = createAdminServer({
     metrics: metrics.registry,
-    isReady: () => deps.started() && (redis === undefined || redisReady(redis)),
+    isReady: () => deps.started() && readiness.isReady() && (redis === undefined || redisReady(redis)),
   });
   if (config.console) {
     const closeConsole = await attachConsole(adminHttp, config, config.console, {

@@ -96,6 +96,8 @@ export interface Received {
   key: string | null;
   headers: Record<string, string>;
   framed: boolean;
+  /** The schema id of a framed value. */
+  schemaId?: number | undefined;
   value: Record<string, unknown>;
 }
 
@@ -109,9 +111,11 @@ export class OutcomeCollector {
   private readonly codec: ValueCodec;
   readonly topics: TopicNames;
 
+  /** `registryUrl`: the registry the outputs are framed against (the shared one by default). */
   constructor(
     kafka: Kafka,
     private readonly prefix: string,
+    registryUrl: string = inject('schemaRegistryUrl'),
   ) {
     this.topics = topicNames(prefix);
     this.consumer = kafka.consumer({
@@ -119,7 +123,7 @@ export class OutcomeCollector {
       readUncommitted: false,
       maxWaitTimeInMs: 100,
     });
-    this.codec = registryCodec(createRegistryClient(inject('schemaRegistryUrl')), new Map());
+    this.codec = registryCodec(createRegistryClient(registryUrl), new Map());
   }
 
   async start(): Promise<void> {
@@ -146,6 +150,7 @@ export class OutcomeCollector {
           key: message.key ? message.key.toString() : null,
           headers,
           framed: value[0] === 0,
+          schemaId: value[0] === 0 && value.length > 5 ? value.readUInt32BE(1) : undefined,
           value: (await this.codec.decode(value)) as Record<string, unknown>,
         });
       },

@@ -1,0 +1,155 @@
+/**
+ * Issue 14, cases 6 and 8, on a registry of this file's own (never the shared one):
+ * - a framed request read while the registry is unreachable was dead-lettered as
+ *   invalid_request; it must wait for the registry and be answered;
+ * - after the registry lost its storage and another client registered first, a running replica
+ *   kept framing with its cached ids, which then named other subjects;
+ * - /readyz said ready with the registry down.
+ */
+import type { Kafka } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { topicNames } from '../../src/contract/operations.js';
+import { createRegistryClient } from '../../src/producers/registry-client.js';
+import { createSandbox, cpfFor, type Sandbox } from '../../src/sandbox/index.js';
+import { OwnRegistry } from '../helpers/own-registry.js';
+import {
+  OutcomeCollector,
+  closeAfterEach,
+  publish,
+  SANDBOX_KEY,
+  startTestService,
+  testKafka,
+  testPrefix,
+  type TestService,
+} from '../helpers/service.js';
+
+let kafka: Kafka;
+const onCleanup = closeAfterEach();
+const registries: OwnRegistry[] = [];
+
+beforeAll(() => {
+  kafka = testKafka();
+});
+
+afterAll(async () => {
+  for (const registry of registries) await registry.close();
+});
+
+async function setup(name: string, registry: OwnRegistry) {
+  const prefix = testPrefix(name);
+  const sandbox: Sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
+  onCleanup(() => sandbox.close());
+  const running: TestService = await startTestService(prefix, sandbox, {
+    SCHEMA_REGISTRY_URL: registry.url,
+    DEPENDENCY_CHECK_INTERVAL_MS: '300',
+  });
+  onCleanup(() => running.service.stop());
+  const readyz = async (): Promise<number> =>
+    (await fetch(`http://127.0.0.1:${running.service.adminPort}/readyz`)).status;
+  return { prefix, readyz };
+}
+
+async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const request = (requestId: string, index: number) => {
+  const taxId = cpfFor('happy', index);
+  return { key: taxId, value: { requestId, params: { taxId } } };
+};
+
+describe('a schema registry outage', () => {
+  it('keeps a framed request until the registry answers, then answers it; /readyz says not ready meanwhile', async () => {
+    const registry = await OwnRegistry.start({ persistent: true });
+    registries.push(registry);
+    const { prefix, readyz } = await setup('registry-outage', registry);
+    const topic = topicNames(prefix).request('lawsuits-summary');
+    const requestSchemaId = await registry.register(`${topic}-value`, {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+    });
+    const collector = new OutcomeCollector(kafka, prefix, registry.url);
+    await collector.start();
+    onCleanup(() => collector.stop());
+    expect(await readyz()).toBe(200);
+
+    await registry.stop();
+    await eventually(async () => (await readyz()) === 503, '/readyz to say not ready');
+    const { key, value } = request('outage-1', 800);
+    const header = Buffer.alloc(5);
+    header.writeUInt32BE(requestSchemaId, 1);
+    await publish(kafka, topic, [
+      { key, value: Buffer.concat([header, Buffer.from(JSON.stringify(value))]) },
+    ]);
+    // Long enough for the service to have read it and met the unreachable registry.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(collector.errors()).toEqual([]);
+
+    await registry.start();
+    await collector.waitFor(() => collector.results().length === 1, 60_000, 'the framed request answered');
+    expect(collector.results()[0]?.value.requestId).toBe('outage-1');
+    expect(collector.errors()).toEqual([]);
+    await eventually(async () => (await readyz()) === 200, '/readyz to say ready again');
+  });
+
+  it('frames outputs with ids that name the service’s own subjects after the registry lost its storage', async () => {
+    const registry = await OwnRegistry.start({ persistent: false });
+    registries.push(registry);
+    const { prefix } = await setup('registry-lost', registry);
+    const topics = topicNames(prefix);
+    const resultTopic = topics.result('lawsuits-summary');
+    const raw = await rawReader(kafka, prefix, resultTopic);
+    await publish(kafka, topics.request('lawsuits-summary'), [request('before-loss', 810)]);
+    await eventually(() => Promise.resolve(raw.byRequest.has('before-loss')), 'the first result');
+
+    await registry.stop();
+    await registry.start();
+    // Another client registers first: the ids our subjects had now name its schemas.
+    for (const n of [1, 2, 3, 4, 5, 6, 7, 8])
+      await registry.register(`someone-else-${n}-value`, {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        title: `other ${n}`,
+        type: 'object',
+      });
+    await publish(kafka, topics.request('lawsuits-summary'), [request('after-loss', 811)]);
+    await eventually(
+      () => Promise.resolve(raw.byRequest.has('after-loss')),
+      'the result after the loss',
+      60_000,
+    );
+
+    const framed = raw.byRequest.get('after-loss') as Buffer;
+    const id = framed.readUInt32BE(1);
+    const named = await registry.call('GET', `/schemas/ids/${id}/versions`);
+    expect(named.status).toBe(200);
+    expect(named.body).toEqual(
+      expect.arrayContaining([expect.objectContaining({ subject: `${resultTopic}-value` })]),
+    );
+    const decoded = (await createRegistryClient(registry.url).decode(framed)) as { requestId?: unknown };
+    expect(decoded.requestId).toBe('after-loss');
+  });
+});
+
+/** The raw values of a topic by requestId (read from the JSON after the frame, no registry). */
+async function rawReader(kafka: Kafka, prefix: string, topic: string) {
+  const byRequest = new Map<string, Buffer>();
+  const consumer = kafka.consumer({ groupId: `${prefix}.raw`, readUncommitted: false, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({
+    eachMessage: ({ message }) => {
+      const value = message.value ?? Buffer.alloc(0);
+      const json = JSON.parse(value.subarray(value[0] === 0 ? 5 : 0).toString('utf8')) as {
+        requestId?: string;
+      };
+      if (json.requestId !== undefined) byRequest.set(json.requestId, value);
+      return Promise.resolve();
+    },
+  });
+  onCleanup(() => consumer.disconnect());
+  return { byRequest };
+}
