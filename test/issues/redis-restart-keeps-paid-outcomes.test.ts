@@ -1,0 +1,143 @@
+/**
+ * Issue 14, case 10b: a Redis killed and restarted empty forgot every paid requestId, and each
+ * redelivered duplicate was paid again. Redis must persist (AOF, appendfsync everysec, as the
+ * local stack runs it). A Redis of this test's own, on its own port and directory: a request is
+ * answered, Redis is killed with SIGKILL and started again on the same directory, and a
+ * duplicate of the request is neither billed again nor answered with anything but the stored
+ * outcome.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import type { Kafka } from 'kafkajs';
+import { pino } from 'pino';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { topicNames } from '../../src/contract/operations.js';
+import { startService } from '../../src/main.js';
+import { cpfFor, createSandbox } from '../../src/sandbox/index.js';
+import {
+  OutcomeCollector,
+  SANDBOX_KEY,
+  closeAfterEach,
+  publish,
+  serviceEnv,
+  testKafka,
+  testPrefix,
+} from '../helpers/service.js';
+
+let kafka: Kafka;
+const onCleanup = closeAfterEach();
+
+beforeAll(() => {
+  kafka = testKafka();
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('no port'));
+      });
+    });
+  });
+}
+
+/** redis-server with the local stack's persistence, in the foreground; resolves once it answers. */
+async function startRedis(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    [
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--daemonize',
+      'no',
+    ],
+    { stdio: 'ignore' },
+  );
+  onCleanup(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
+  probe.on('error', () => undefined);
+  try {
+    for (let tries = 0; ; tries += 1) {
+      try {
+        await probe.connect();
+        await probe.ping();
+        return child;
+      } catch (error) {
+        if (tries > 50) throw error;
+        probe.disconnect();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  } finally {
+    probe.disconnect();
+  }
+}
+
+describe('Redis killed and restarted on its data', () => {
+  it('keeps paid outcomes: a duplicate after the restart is not billed again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vg-redis-aof-'));
+    onCleanup(() => {
+      rmSync(dir, { recursive: true, force: true });
+      return Promise.resolve();
+    });
+    const port = await freePort();
+    let redis = await startRedis(port, dir);
+    const prefix = testPrefix('redis-aof');
+    const sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
+    onCleanup(() => sandbox.close());
+    const fatal: unknown[] = [];
+    const config = loadConfig(serviceEnv(prefix, sandbox, { REDIS_URL: `redis://127.0.0.1:${port}` }));
+    const service = await startService(config, pino({ level: 'silent' }), {
+      onFatal: (error) => fatal.push(error),
+    });
+    onCleanup(() => service.stop());
+    const collector = new OutcomeCollector(kafka, prefix);
+    await collector.start();
+    onCleanup(() => collector.stop());
+    const topic = topicNames(prefix).request('lawsuits-summary');
+    const request = { requestId: 'aof-1', params: { taxId: cpfFor('happy', 7_100) } };
+
+    await publish(kafka, topic, [{ key: 'aof', value: request }]);
+    await collector.waitFor(() => collector.results().length >= 1, 60_000, 'the first answer');
+    expect(sandbox.counters().billed).toBe(1);
+    // appendfsync everysec: what was written more than a second ago is on disk.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const killed = new Promise((resolve) => redis.once('exit', resolve));
+    redis.kill('SIGKILL');
+    await killed;
+    redis = await startRedis(port, dir);
+
+    await publish(kafka, topic, [{ key: 'aof', value: request }]);
+    await collector.waitFor(() => collector.results().length >= 2, 60_000, 'the duplicate answer');
+    const [first, again] = collector.results();
+    expect(sandbox.counters().billed).toBe(1);
+    expect(again?.value).toMatchObject({ requestId: 'aof-1', attempts: 0 });
+    expect(again?.value.vendor).toEqual(first?.value.vendor);
+    expect(collector.errors()).toEqual([]);
+    expect(fatal).toEqual([]);
+  }, 180_000);
+});
