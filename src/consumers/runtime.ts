@@ -62,6 +62,8 @@ export interface RuntimeDeps {
 }
 
 const MAX_COMMIT_FAILURES = 5;
+/** kafkajs's seek offset for "the earliest": the partition has no committed offset yet. */
+const EARLIEST_OFFSET = '-2';
 
 export class Runtime {
   private readonly consumer: Consumer;
@@ -310,7 +312,14 @@ export class Runtime {
             { topic: state.topic, partition: state.partition },
             'producer fenced; partition moved to another instance',
           );
+          // The window held by the dropped state's work is gone with it.
+          this.pauses.resume(state.topic, state.partition, 'window');
           this.revoke(state);
+          // The partition may still be ours (a replica that held it for a moment during a
+          // rebalance fenced us): the consumer must read again from the committed offset, or the
+          // messages it handed over and we never committed wait for the next rebalance. kafkajs
+          // ignores a seek on a partition no longer assigned.
+          void this.rewind(state.topic, state.partition);
           return;
         }
         state.carry = prefix;
@@ -325,6 +334,22 @@ export class Runtime {
         state.committing = undefined;
       });
     return state.committing;
+  }
+
+  private async rewind(topic: string, partition: number): Promise<void> {
+    try {
+      const [committed] = await this.deps.admin.fetchOffsets({
+        groupId: this.deps.settings.groupId,
+        topics: [topic],
+      });
+      const offset = committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
+      this.consumer.seek({ topic, partition, offset: offset === '-1' ? EARLIEST_OFFSET : offset });
+    } catch (error) {
+      this.deps.logger.error(
+        { err: error, topic, partition },
+        'could not read the partition again after a fence',
+      );
+    }
   }
 
   private onAssignment(assignment: Record<string, number[] | undefined>): void {

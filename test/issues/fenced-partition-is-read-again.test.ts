@@ -1,0 +1,66 @@
+/**
+ * Found by the fault suite's broker scenario: 2 of 150 requests never answered. After a broker
+ * restart both replicas' consumers crashed and came back one after the other; the second's
+ * producers were fenced by the first, which held its partitions for a moment. The fenced
+ * replica dropped the partition and opened it again on the next batch, but its consumer went
+ * on from where it was, past the messages it had taken and never committed: they waited for
+ * the next rebalance. Here the fence comes from a producer that takes over a partition's
+ * transactional id while requests are in flight; every request must still be answered.
+ */
+import { Partitioners, type Kafka } from 'kafkajs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { topicNames } from '../../src/contract/operations.js';
+import { createSandbox } from '../../src/sandbox/index.js';
+import {
+  OutcomeCollector,
+  closeAfterEach,
+  publish,
+  startTestService,
+  summaryRequests,
+  SANDBOX_KEY,
+  testKafka,
+  testPrefix,
+} from '../helpers/service.js';
+
+let kafka: Kafka;
+const onCleanup = closeAfterEach();
+
+beforeAll(() => {
+  kafka = testKafka();
+});
+
+describe('a partition whose producer is fenced while it is still ours', () => {
+  it('is read again from its committed offset, so every request is answered', async () => {
+    const prefix = testPrefix('fenced');
+    const sandbox = await createSandbox({
+      apiKey: SANDBOX_KEY,
+      knobs: { latencyMeanMs: 400, latencyJitterMs: 0 },
+    });
+    onCleanup(() => sandbox.close());
+    const { service, config } = await startTestService(prefix, sandbox, { TOPIC_PARTITIONS: '1' });
+    onCleanup(() => service.stop());
+    const collector = new OutcomeCollector(kafka, prefix);
+    await collector.start();
+    onCleanup(() => collector.stop());
+    const topic = topicNames(prefix).request('lawsuits-summary');
+    const total = 60;
+    await publish(kafka, topic, summaryRequests('fenced', total, 5000));
+    await collector.waitFor(() => collector.results().length >= 5, 60_000, 'the first results');
+    // Another producer with the partition's transactional id: the service's producer is fenced
+    // at its next transaction, with later requests taken and not yet committed.
+    const intruder = kafka.producer({
+      transactionalId: `${config.KAFKA_GROUP_ID}.${topic}.0`,
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+    await intruder.connect();
+    const transaction = await intruder.transaction();
+    await transaction.abort();
+    await intruder.disconnect();
+    await collector.waitFor(() => collector.outcomesByRequest().size >= total, 60_000, 'every outcome');
+    const mine = [...collector.outcomesByRequest().entries()].filter(([id]) => id.startsWith('fenced-'));
+    expect(mine).toHaveLength(total);
+    expect(mine.filter(([, outcomes]) => outcomes.length !== 1).map(([id]) => id)).toEqual([]);
+  });
+});
