@@ -43,7 +43,12 @@ export async function registerTopicSchema(
   });
   const id = (registered as { id?: unknown }).id;
   if (typeof id !== 'number') throw new Error(`registry returned no schema id for ${topic}-value`);
-  await call(settings, 'PUT', `/config/${subject}`, { compatibility: settings.compatibility });
+  const rule = { compatibility: settings.compatibility };
+  // Apicurio answers 409 when another client created the subject's rule a moment before
+  // (replicas registering again together after the registry lost its storage): the rule then
+  // exists, and a second PUT updates it.
+  const set = await call(settings, 'PUT', `/config/${subject}`, rule, [409]);
+  if (set === undefined) await call(settings, 'PUT', `/config/${subject}`, rule);
   return id;
 }
 
@@ -76,6 +81,7 @@ async function call(
   method: 'POST' | 'PUT',
   path: string,
   body: unknown,
+  /** Answers returned as undefined instead of thrown. */
   absentOn: readonly number[] = [],
 ): Promise<unknown> {
   const url = `${settings.registryUrl.replace(/\/$/, '')}${path}`;
