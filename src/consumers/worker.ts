@@ -1,4 +1,4 @@
-import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { Batch, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Correlation } from '../contract/envelopes.js';
 import type { Operation, TopicNames } from '../contract/operations.js';
@@ -45,6 +45,11 @@ export interface WorkerDeps {
   isStopping(): boolean;
 }
 
+/** What a batch brings from kafkajs that the worker uses. */
+export type BatchPayload = Pick<EachBatchPayload, 'isRunning' | 'isStale' | 'resolveOffset'> & {
+  batch: Pick<Batch, 'topic' | 'partition' | 'messages'>;
+};
+
 /** One message under way: what it carries and how its work is logged and traced. */
 interface Job {
   state: PartitionState;
@@ -58,7 +63,7 @@ interface Job {
 export class Worker {
   constructor(private readonly deps: WorkerDeps) {}
 
-  async takeBatch(payload: EachBatchPayload): Promise<void> {
+  async takeBatch(payload: BatchPayload): Promise<void> {
     const { batch } = payload;
     const { topic, partition } = batch;
     const operation = this.deps.topics.operationOfRequestTopic(topic);
