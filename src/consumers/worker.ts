@@ -1,0 +1,201 @@
+import type { Batch, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { Correlation } from '../contract/envelopes.js';
+import type { Operation, TopicNames } from '../contract/operations.js';
+import { lazyChild, type RequestLogger } from '../observability/logger.js';
+import type { RequestTrace, Tracing } from '../observability/tracing.js';
+import { recordForDeadLetter } from '../producers/dead-letter-record.js';
+import { readTraceparent } from '../producers/headers.js';
+import { recordsForResult, type OutputDeps, type OutputRecord } from '../producers/output-records.js';
+import type { BreakerPauses } from './breaker-pauses.js';
+import { MAX_COMMIT_FAILURES } from './commit-loop.js';
+import type { KeyScheduler } from './key-scheduler.js';
+import type { PartitionState } from './partition-state.js';
+import type { Partitions } from './partitions.js';
+import type { PauseControl } from './pause-control.js';
+import {
+  processRequest,
+  type IncomingRequest,
+  type ProcessDeps,
+  type ProcessOutcome,
+} from './process-request.js';
+
+/**
+ * Takes fetched messages into their partition's window and schedules them by key; runs each
+ * through processRequest and completes its offset with the outcome's output records.
+ */
+export interface WorkerDeps {
+  topics: Pick<TopicNames, 'operationOfRequestTopic'>;
+  settings: { partitionWindow: number };
+  partitions: Pick<Partitions, 'stateFor'>;
+  scheduler: Pick<KeyScheduler, 'submit'>;
+  pauses: Pick<PauseControl, 'pause'>;
+  breakerPauses: Pick<BreakerPauses, 'admit'>;
+  process: ProcessDeps;
+  output: OutputDeps;
+  logger: Logger;
+  metrics?:
+    | {
+        outcome(operation: Operation, kind: 'result' | 'error', status: string): void;
+        endToEnd?(operation: Operation, seconds: number): void;
+      }
+    | undefined;
+  tracing?: Pick<Tracing, 'startRequest'> | undefined;
+  /** A method, not a field read: the flag changes across awaits, which narrowing cannot see. */
+  isStopping(): boolean;
+}
+
+/** What a batch brings from kafkajs that the worker uses. */
+export type BatchPayload = Pick<EachBatchPayload, 'isRunning' | 'isStale' | 'resolveOffset'> & {
+  batch: Pick<Batch, 'topic' | 'partition' | 'messages'>;
+};
+
+/** One message under way: what it carries and how its work is logged and traced. */
+interface Job {
+  state: PartitionState;
+  message: KafkaMessage;
+  incoming: IncomingRequest;
+  correlation: Correlation;
+  trace: RequestTrace | undefined;
+  log: RequestLogger;
+}
+
+export class Worker {
+  constructor(private readonly deps: WorkerDeps) {}
+
+  async takeBatch(payload: BatchPayload): Promise<void> {
+    const { batch } = payload;
+    const { topic, partition } = batch;
+    const operation = this.deps.topics.operationOfRequestTopic(topic);
+    if (!operation || this.deps.isStopping()) return;
+    const state = await this.deps.partitions.stateFor(topic, partition, operation);
+    for (const message of batch.messages) {
+      if (!payload.isRunning() || payload.isStale() || state.isRevoked() || this.deps.isStopping()) return;
+      const offset = BigInt(message.offset);
+      if (offset <= state.highestTaken) {
+        payload.resolveOffset(message.offset);
+        continue;
+      }
+      if (state.tracker.size >= this.deps.settings.partitionWindow) {
+        // Not resolved: kafkajs fetches the rest again after resume.
+        this.deps.pauses.pause(topic, partition, 'window');
+        return;
+      }
+      // Held by an open breaker (unresolved: fetched again after resume), or its one probe message.
+      if (!this.deps.breakerPauses.admit(topic, partition)) return;
+      state.tracker.take(message.offset);
+      state.highestTaken = offset;
+      payload.resolveOffset(message.offset);
+      const orderingKey = message.key ? `${state.id}\u0000${message.key.toString('latin1')}` : undefined;
+      this.deps.scheduler.submit(orderingKey, state.id, () => this.work(state, message));
+    }
+  }
+
+  async work(state: PartitionState, message: KafkaMessage): Promise<void> {
+    const job = this.job(state, message);
+    for (let failures = 0; ; failures += 1) {
+      if (state.isRevoked()) return;
+      try {
+        await this.attempt(job);
+        return;
+      } catch (error) {
+        // A bug in our own code fails the same way every time: crash once and be reported,
+        // rather than retry it or dead-letter a message that did nothing wrong.
+        if (isProgrammingError(error)) throw error;
+        // Infrastructure failures (registry, Redis): the message stays where it is, so that
+        // key order holds, and is tried again; past the limit the process gives up.
+        if (failures >= MAX_COMMIT_FAILURES) throw error;
+        job.log.error({ err: error, failures }, 'processing failed on infrastructure; retrying');
+        await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** failures));
+      }
+    }
+  }
+
+  private job(state: PartitionState, message: KafkaMessage): Job {
+    const log = lazyChild(this.deps.logger, () => ({
+      topic: state.topic,
+      partition: state.partition,
+      offset: message.offset,
+    }));
+    const upstream = readTraceparent(message.headers);
+    const trace = this.deps.tracing?.startRequest({
+      operation: state.operation,
+      topic: state.topic,
+      partition: state.partition,
+      offset: message.offset,
+      traceparent: upstream,
+    });
+    // The outcome carries the request span's context when there is one, else the upstream's.
+    const correlation = { key: message.key, traceparent: trace?.traceparent ?? upstream };
+    const incoming = {
+      operation: state.operation,
+      origin: { topic: state.topic, partition: state.partition, offset: message.offset },
+      value: message.value,
+      correlation,
+    };
+    return { state, message, incoming, correlation, trace, log };
+  }
+
+  /** Processes the message once and completes its offset, unless it was stopped. */
+  private async attempt(job: Job): Promise<void> {
+    const { state, message, trace, log } = job;
+    // A signal per message: calls add and remove abort listeners on it, and one list per
+    // message stays short where one shared per-partition list grows with the work in flight.
+    const signal = AbortSignal.any([state.abort.signal]);
+    const callSignal = AbortSignal.any([state.callAbort.signal]);
+    const process = (): Promise<ProcessOutcome> =>
+      processRequest(this.deps.process, job.incoming, { signal, callSignal }, log);
+    const outcome = await (trace ? trace.run(process) : process());
+    if (outcome.kind === 'aborted' || state.isRevoked()) {
+      trace?.abandon(outcome.kind === 'aborted' ? 'aborted' : 'revoked');
+      return;
+    }
+    state.tracker.complete(message.offset, await this.records(job, outcome));
+    state.onCommitted(message.offset, this.commitWatcher(state.operation, message, trace));
+    this.deps.metrics?.outcome(
+      state.operation,
+      outcome.kind,
+      outcome.kind === 'result' ? outcome.result.status : outcome.error.error.kind,
+    );
+    if (outcome.kind === 'error')
+      log.warn(
+        { requestId: outcome.error.requestId, kind: outcome.error.error.kind },
+        'request dead-lettered',
+      );
+  }
+
+  private async records(
+    job: Job,
+    outcome: Exclude<ProcessOutcome, { kind: 'aborted' }>,
+  ): Promise<OutputRecord[]> {
+    const { correlation } = job;
+    return outcome.kind === 'result'
+      ? await recordsForResult(this.deps.output, outcome.result, correlation)
+      : [await recordForDeadLetter(this.deps.output, outcome.error, correlation, job.message.value)];
+  }
+
+  /** What to do once a completed message's outcome is committed (undefined: nothing). */
+  private commitWatcher(
+    operation: Operation,
+    message: KafkaMessage,
+    trace: RequestTrace | undefined,
+  ): ((commitStartedAt: number) => void) | undefined {
+    const endToEnd = this.deps.metrics?.endToEnd?.bind(this.deps.metrics);
+    if (!endToEnd && !trace) return undefined;
+    const timestamp = Number(message.timestamp);
+    return (commitStartedAt) => {
+      endToEnd?.(operation, Math.max(0, Date.now() - timestamp) / 1000);
+      trace?.committed(commitStartedAt);
+    };
+  }
+}
+
+/**
+ * A RangeError or TypeError raised by JavaScript itself (a bug, or a stack overflow content can
+ * no longer cause since values are bounded at the boundary). undici reports network failures
+ * as `TypeError('fetch failed')` with a cause; those are infrastructure, not bugs.
+ */
+export function isProgrammingError(error: unknown): boolean {
+  if (!(error instanceof RangeError) && !(error instanceof TypeError)) return false;
+  return error.cause === undefined;
+}

@@ -1,0 +1,184 @@
+import type { KafkaMessage } from 'kafkajs';
+import { pino } from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
+import { CommitLoop } from '../../../src/consumers/commit-loop.js';
+import { memoryIdempotencyStore } from '../../../src/consumers/idempotency.js';
+import { KeyScheduler } from '../../../src/consumers/key-scheduler.js';
+import { PartitionState } from '../../../src/consumers/partition-state.js';
+import { PauseControl } from '../../../src/consumers/pause-control.js';
+import type { ProcessDeps } from '../../../src/consumers/process-request.js';
+import { Worker, type BatchPayload } from '../../../src/consumers/worker.js';
+import { topicNames, type Operation } from '../../../src/contract/operations.js';
+import type { Handlers } from '../../../src/handlers/types.js';
+import type { PartitionProducer } from '../../../src/producers/partition-producer.js';
+import { plainJsonCodec } from '../../../src/producers/value-codec.js';
+
+const topics = topicNames('t');
+const TOPIC = topics.request('lawsuits-summary');
+const now = () => new Date('2026-11-21T10:00:00.000Z');
+
+const message = (offset: number, key: string | null, value: string | null = null): KafkaMessage => ({
+  key: key === null ? null : Buffer.from(key),
+  value: value === null ? null : Buffer.from(value),
+  timestamp: '0',
+  attributes: 0,
+  offset: String(offset),
+  headers: {},
+});
+
+function batch(messages: KafkaMessage[]) {
+  const resolved: string[] = [];
+  const payload: BatchPayload = {
+    batch: { topic: TOPIC, partition: 0, messages },
+    isRunning: () => true,
+    isStale: () => false,
+    resolveOffset: (offset) => resolved.push(offset),
+  };
+  return { payload, resolved };
+}
+
+/** Nothing here may be reached by the unreadable messages these tests send. */
+const unreachable = (): never => {
+  throw new Error('not expected in this test');
+};
+
+function processDeps(): ProcessDeps {
+  const breaker = new CircuitBreaker({ failureThreshold: 3, cooldownMs: 20 });
+  return {
+    decodeValue: (value) => plainJsonCodec().decode(value),
+    parseParams: unreachable,
+    handlers: {} as Handlers,
+    limiterFor: unreachable,
+    breakerFor: (_op: Operation) => breaker,
+    idempotency: memoryIdempotencyStore(60),
+    retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, budgetMs: 1 },
+    maxRequestBytes: 10_000,
+    maxJsonDepth: 64,
+    maxRawBytes: 100_000,
+    now,
+    sleep: () => Promise.resolve(),
+  };
+}
+
+function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>) {
+  const producer: PartitionProducer = {
+    fence: () => Promise.resolve(),
+    commit: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+  const state = new PartitionState(TOPIC, 0, 'lawsuits-summary', producer);
+  state.highestTaken = 9n;
+  const fetching = { paused: 0, resumed: 0 };
+  const pauses = new PauseControl({
+    pause: () => (fetching.paused += 1),
+    resume: () => (fetching.resumed += 1),
+  });
+  const outcome = vi.fn();
+  const worker = new Worker({
+    topics,
+    settings: { partitionWindow },
+    partitions: { stateFor: () => Promise.resolve(state) },
+    scheduler,
+    pauses,
+    breakerPauses: { admit: () => true },
+    process: processDeps(),
+    output: { codec: plainJsonCodec(), topics, source: '/test', resultMaxBytes: 1_000_000, now },
+    logger: pino({ level: 'silent' }),
+    metrics: { outcome },
+    isStopping: () => false,
+  });
+  const loop = new CommitLoop({
+    settings: { groupId: 'g', partitionWindow, commitIntervalMs: 1000 },
+    partitions: () => [state],
+    pauses,
+    logger: pino({ level: 'silent' }),
+    onFenced: () => undefined,
+    onFatal: () => undefined,
+  });
+  return { worker, state, pauses, fetching, loop, outcome };
+}
+
+/** Holds submitted work without running it. */
+function heldScheduler() {
+  const submitted: { key: string | undefined; scope: string; run: () => Promise<void> }[] = [];
+  return {
+    submitted,
+    submit: (key: string | undefined, scope: string, run: () => Promise<void>) => {
+      submitted.push({ key, scope, run });
+    },
+  };
+}
+
+describe('Worker', () => {
+  it('pauses a partition whose window is full, leaving the rest unresolved, and resumes it once drained', async () => {
+    const scheduler = heldScheduler();
+    const { worker, state, pauses, fetching, loop } = setup(2, scheduler);
+    const { payload, resolved } = batch([message(10, 'a'), message(11, 'b'), message(12, 'a')]);
+
+    await worker.takeBatch(payload);
+
+    expect(resolved).toEqual(['10', '11']);
+    expect(scheduler.submitted).toHaveLength(2);
+    expect(pauses.isPausedFor(TOPIC, 0, 'window')).toBe(true);
+    expect(fetching).toEqual({ paused: 1, resumed: 0 });
+
+    await loop.commitAll();
+    expect(fetching.resumed).toBe(0);
+
+    for (const task of scheduler.submitted) await task.run();
+    await loop.commitAll();
+    expect(state.tracker.size).toBe(0);
+    expect(pauses.isPausedFor(TOPIC, 0, 'window')).toBe(false);
+    expect(fetching).toEqual({ paused: 1, resumed: 1 });
+  });
+
+  it('skips messages at or below the last taken offset and schedules the others by partition and key', async () => {
+    const scheduler = heldScheduler();
+    const { worker, state } = setup(10, scheduler);
+    const { payload, resolved } = batch([
+      message(8, 'a'),
+      message(9, 'a'),
+      message(10, 'a'),
+      message(11, null),
+    ]);
+
+    await worker.takeBatch(payload);
+
+    expect(resolved).toEqual(['8', '9', '10', '11']);
+    expect(scheduler.submitted.map(({ key, scope }) => ({ key, scope }))).toEqual([
+      { key: `${state.id}\u0000a`, scope: state.id },
+      { key: undefined, scope: state.id },
+    ]);
+    expect(state.highestTaken).toBe(11n);
+  });
+
+  it('completes an unreadable message with one dead letter for the errors topic', async () => {
+    const scheduler = new KeyScheduler(4, (error) => {
+      throw error;
+    });
+    const { worker, state, outcome } = setup(10, scheduler);
+    const { payload } = batch([message(10, 'a', null), message(11, 'a', '{"requestId":')]);
+
+    await worker.takeBatch(payload);
+    await scheduler.idle();
+
+    const prefix = state.takePrefix();
+    expect(prefix?.nextOffset).toBe('12');
+    expect(prefix?.outputs.map((r) => r.topic)).toEqual([topics.errors, topics.errors]);
+    const letters = prefix?.outputs.map((r) => JSON.parse(r.value.toString()) as { error: { kind: string } });
+    expect(letters?.map((l) => l.error.kind)).toEqual(['invalid_request', 'invalid_request']);
+    expect(outcome).toHaveBeenCalledWith('lawsuits-summary', 'error', 'invalid_request');
+  });
+
+  it('completes nothing for a partition revoked while its message was under way', async () => {
+    const scheduler = heldScheduler();
+    const { worker, state } = setup(10, scheduler);
+    await worker.takeBatch(batch([message(10, 'a')]).payload);
+
+    state.markRevoked();
+    await scheduler.submitted[0]!.run();
+
+    expect(state.takePrefix()).toBeUndefined();
+  });
+});
