@@ -29,7 +29,12 @@ async function registry(conflicts: number): Promise<{ url: string; puts: () => n
     res.end(JSON.stringify({ compatibility: 'BACKWARD' }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  close = () => new Promise((resolve) => server.close(() => { resolve(); }));
+  close = () =>
+    new Promise((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, puts: () => puts };
 }
