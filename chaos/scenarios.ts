@@ -89,7 +89,7 @@ const brokerRestart: Scenario = {
 const redisRestart: Scenario = {
   name: 'redis',
   description:
-    'Redis killed and started again without its data; then upstream duplicates of requests answered before',
+    'Redis killed (SIGKILL) and started again on its append-only file; then upstream duplicates of requests answered before',
   fault: (ctx) => killStackPart(ctx, 'redis'),
   duplicatesOf(ctx, faultStart) {
     const answered = ctx.stream.sent.filter((request) => {
