@@ -58,8 +58,7 @@ export class Partitions {
     await producer.fence();
     // Read the committed offset only after fencing: an earlier owner may have committed
     // between our group join and the fence; nothing below this offset may be done again.
-    const [committed] = await deps.admin.fetchOffsets({ groupId, topics: [topic] });
-    const offset = committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
+    const offset = await committedOffset(deps.admin, groupId, topic, partition);
     state.highestTaken = BigInt(offset) - 1n;
     deps.breakerPauses.opened(operation, topic, partition);
     this.states.set(state.id, state);
@@ -106,4 +105,15 @@ export class Partitions {
     );
     this.states.clear();
   }
+}
+
+/** The group's committed offset of one partition; '-1' when nothing is committed yet. */
+export async function committedOffset(
+  admin: Pick<Admin, 'fetchOffsets'>,
+  groupId: string,
+  topic: string,
+  partition: number,
+): Promise<string> {
+  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+  return committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
 }

@@ -8,7 +8,7 @@ import { BreakerPauses } from './breaker-pauses.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { CommitLoop } from './commit-loop.js';
 import { KeyScheduler } from './key-scheduler.js';
-import { Partitions } from './partitions.js';
+import { committedOffset, Partitions } from './partitions.js';
 import { PauseControl, type PauseReason } from './pause-control.js';
 import type { ProcessDeps } from './process-request.js';
 import { Worker } from './worker.js';
@@ -238,11 +238,7 @@ export class Runtime {
 
   private async rewind(topic: string, partition: number): Promise<void> {
     try {
-      const [committed] = await this.deps.admin.fetchOffsets({
-        groupId: this.deps.settings.groupId,
-        topics: [topic],
-      });
-      const offset = committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
+      const offset = await committedOffset(this.deps.admin, this.deps.settings.groupId, topic, partition);
       this.consumer.seek({ topic, partition, offset: offset === '-1' ? EARLIEST_OFFSET : offset });
     } catch (error) {
       this.deps.logger.error(
