@@ -6,22 +6,14 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const STACK_DIR = process.env.STACK_DIR ?? join(ROOT, '.stack');
-
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((done) => probe.close(done));
-  return port;
-}
 
 /** The registry jar of the local stack, fetched (stack/fetch.sh, Maven) when missing. */
 function registryJar(): string {

@@ -3,7 +3,7 @@
  * stack, on a random topic prefix and group so that test files never see each other's messages.
  */
 import { Partitioners, type Consumer, type IHeaders, type Kafka } from 'kafkajs';
-import { afterEach, inject } from 'vitest';
+import { afterEach, expect, inject } from 'vitest';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { OPERATIONS, topicNames, type TopicNames } from '../../src/contract/operations.js';
@@ -218,4 +218,14 @@ export function closeAfterEach(): (close: () => Promise<void>) => void {
   return (close) => {
     cleanups.push(close);
   };
+}
+
+/** Every request tagged `<tag>-…` has one outcome, and there are `count` of them. */
+export function expectExactlyOneOutcomeEach(collector: OutcomeCollector, tag: string, count: number): void {
+  const mine = [...collector.outcomesByRequest().entries()].filter(([id]) => id.startsWith(`${tag}-`));
+  expect(mine).toHaveLength(count);
+  const duplicated = mine
+    .filter(([, outcomes]) => outcomes.length !== 1)
+    .map(([id, outcomes]) => `${id}×${outcomes.length}`);
+  expect(duplicated).toEqual([]);
 }

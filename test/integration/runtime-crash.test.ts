@@ -11,6 +11,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import {
   OutcomeCollector,
   closeAfterEach,
+  expectExactlyOneOutcomeEach,
   summaryRequests,
   SANDBOX_KEY,
   publish,
@@ -29,16 +30,6 @@ beforeAll(() => {
 });
 
 const spawnService = (env: Record<string, string>): Promise<ChildProcess> => spawnProcess(env, onCleanup);
-
-function expectExactlyOneOutcomeEach(collector: OutcomeCollector, tag: string, count: number): void {
-  const byRequest = collector.outcomesByRequest();
-  const mine = [...byRequest.entries()].filter(([id]) => id.startsWith(`${tag}-`));
-  expect(mine).toHaveLength(count);
-  const duplicated = mine
-    .filter(([, outcomes]) => outcomes.length !== 1)
-    .map(([id, outcomes]) => `${id}×${outcomes.length}`);
-  expect(duplicated).toEqual([]);
-}
 
 describe('exactly one outcome per request', () => {
   it.each([{ signal: 'SIGKILL' as const }, { signal: 'SIGTERM' as const }])(

@@ -8,12 +8,13 @@
  * transactional id while requests are in flight; every request must still be answered.
  */
 import { Partitioners, type Kafka } from 'kafkajs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import {
   OutcomeCollector,
   closeAfterEach,
+  expectExactlyOneOutcomeEach,
   publish,
   startTestService,
   summaryRequests,
@@ -59,8 +60,6 @@ describe('a partition whose producer is fenced while it is still ours', () => {
     await transaction.abort();
     await intruder.disconnect();
     await collector.waitFor(() => collector.outcomesByRequest().size >= total, 60_000, 'every outcome');
-    const mine = [...collector.outcomesByRequest().entries()].filter(([id]) => id.startsWith('fenced-'));
-    expect(mine).toHaveLength(total);
-    expect(mine.filter(([, outcomes]) => outcomes.length !== 1).map(([id]) => id)).toEqual([]);
+    expectExactlyOneOutcomeEach(collector, 'fenced', total);
   });
 });

@@ -1,22 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
 import { checkRedis, createRedisClient, redisReady } from '../../src/observability/redis-client.js';
+import { freePort } from '../helpers/free-port.js';
 
 // This file's own redis-server (never the shared one): it is filled up and killed.
 let server: ChildProcess;
 let port: number;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port: free } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return free;
-}
 
 function capture() {
   const stream = new PassThrough();

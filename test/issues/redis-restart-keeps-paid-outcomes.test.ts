@@ -8,7 +8,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -28,6 +27,7 @@ import {
   testKafka,
   testPrefix,
 } from '../helpers/service.js';
+import { freePort } from '../helpers/free-port.js';
 
 let kafka: Kafka;
 const onCleanup = closeAfterEach();
@@ -35,20 +35,6 @@ const onCleanup = closeAfterEach();
 beforeAll(() => {
   kafka = testKafka();
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
-}
 
 /** redis-server with the local stack's persistence, in the foreground; resolves once it answers. */
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {

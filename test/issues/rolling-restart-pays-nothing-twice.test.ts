@@ -15,6 +15,7 @@ import {
   OutcomeCollector,
   SANDBOX_KEY,
   closeAfterEach,
+  expectExactlyOneOutcomeEach,
   publish,
   serviceEnv,
   summaryRequests,
@@ -81,9 +82,7 @@ describe('rolling restarts with vendor calls in flight', () => {
     await collector.waitFor(() => collector.outcomesByRequest().size >= total, 180_000, 'every outcome');
     // Late duplicates would arrive after the last new outcome: give them time to show.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const mine = [...collector.outcomesByRequest().entries()].filter(([id]) => id.startsWith('roll-'));
-    expect(mine).toHaveLength(total);
-    expect(mine.filter(([, outcomes]) => outcomes.length !== 1).map(([id]) => id)).toEqual([]);
+    expectExactlyOneOutcomeEach(collector, 'roll', total);
     const counters = sandbox.counters();
     const billedTwice = Object.values(counters.byFingerprint).filter((n) => n > 1).length;
     console.log(
