@@ -4,7 +4,8 @@ import type { CounterSnapshot } from '../src/sandbox/counters.js';
 export const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 export const REGISTRY = process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:8081/apis/ccompat/v7';
 export const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-export const SANDBOX_PORT = 18090;
+/** BENCH_SANDBOX_PORT lets two benchmark runs share a machine (each its own sandbox). */
+export const SANDBOX_PORT = Number(process.env.BENCH_SANDBOX_PORT ?? 18090);
 export const API_KEY = 'bench-key';
 /**
  * The service (and the baseline, to compare like with like) runs with the Dockerfile's young
