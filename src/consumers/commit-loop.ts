@@ -3,9 +3,13 @@ import type { PartitionState } from './partition-state.js';
 import type { PauseControl } from './pause-control.js';
 
 /**
- * Every `commitIntervalMs`, drains each partition's contiguous completed prefix and commits it
- * with its outputs in one transaction on the partition's own producer. A failed commit is
- * carried to the next round; repeated failures are fatal, a fenced producer revokes the partition.
+ * Group commit: a partition's contiguous completed prefix is committed with its outputs in one
+ * transaction on the partition's own producer as soon as the partition has one and its previous
+ * transaction has finished, at most one transaction per partition per `commitIntervalMs`. Under
+ * load, what completes while a transaction runs waits for it and joins the next one (commits
+ * batch by themselves); lightly loaded, an outcome is committed right away instead of waiting
+ * for a fixed tick. Nothing runs while nothing completes. A failed commit is carried to the next
+ * transaction; repeated failures are fatal, a fenced producer revokes the partition.
  */
 export interface CommitLoopDeps {
   settings: { groupId: string; partitionWindow: number; commitIntervalMs: number };
@@ -20,31 +24,54 @@ export interface CommitLoopDeps {
 }
 
 export const MAX_COMMIT_FAILURES = 5;
+/** Wait before trying a failed transaction again (it is fatal after MAX_COMMIT_FAILURES). */
+const RETRY_DELAY_MS = 100;
 
 export class CommitLoop {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  /** Partitions with a transaction scheduled and not started yet. */
+  private readonly due = new Map<PartitionState, NodeJS.Timeout>();
+  private readonly lastStartedAt = new WeakMap<PartitionState, number>();
+  private stopped = true;
 
   constructor(private readonly deps: CommitLoopDeps) {}
 
   start(): void {
-    this.timer = setTimeout(() => {
-      void this.commitAll().finally(() => {
-        if (!this.stopped) this.start();
-      });
-    }, this.deps.settings.commitIntervalMs);
+    this.stopped = false;
   }
 
-  /** No round is scheduled after this; one already due still runs. */
+  /** No transaction is scheduled after this; one already started finishes. */
   stop(): void {
     this.stopped = true;
+    for (const timer of this.due.values()) clearTimeout(timer);
+    this.due.clear();
   }
 
   /** The last commit at shutdown, once in-flight work has finished or been abandoned. */
   async commitFinal(): Promise<void> {
     this.stop();
-    clearTimeout(this.timer);
-    await this.commitAll();
+    // A transaction under way at the stop leaves what completed meanwhile for one more.
+    for (let round = 0; round <= MAX_COMMIT_FAILURES && this.hasWork(); round += 1) await this.commitAll();
+  }
+
+  private hasWork(): boolean {
+    for (const state of this.deps.partitions())
+      if (!state.isRevoked() && (state.carry || state.tracker.hasReadyPrefix())) return true;
+    return false;
+  }
+
+  /** A message of the partition completed: its prefix is committed as soon as allowed. */
+  completed(state: PartitionState, delayMs = 0): void {
+    if (this.stopped || state.committing || this.due.has(state) || state.isRevoked()) return;
+    if (!state.carry && !state.tracker.hasReadyPrefix()) return;
+    const spacing = (this.lastStartedAt.get(state) ?? 0) + this.deps.settings.commitIntervalMs - Date.now();
+    const timer = setTimeout(
+      () => {
+        this.due.delete(state);
+        void this.commitPartition(state);
+      },
+      Math.max(0, spacing, delayMs),
+    );
+    this.due.set(state, timer);
   }
 
   async commitAll(): Promise<void> {
@@ -59,6 +86,8 @@ export class CommitLoop {
     const { groupId, partitionWindow } = this.deps.settings;
     const offset = { groupId, topic: state.topic, partition: state.partition, offset: prefix.nextOffset };
     const startedAt = Date.now();
+    this.lastStartedAt.set(state, startedAt);
+    let retryAfterMs = 0;
     state.committing = state.producer
       .commit(prefix.outputs, offset)
       .then(() => {
@@ -70,9 +99,12 @@ export class CommitLoop {
       })
       .catch((error: unknown) => {
         this.failed(state, prefix, error);
+        retryAfterMs = RETRY_DELAY_MS;
       })
       .finally(() => {
         state.committing = undefined;
+        // What completed meanwhile (or a failed prefix) goes in the next transaction.
+        this.completed(state, retryAfterMs);
       });
     return state.committing;
   }

@@ -48,6 +48,11 @@ export class OffsetTracker<T> {
     entry.outputs = outputs;
   }
 
+  /** Whether the oldest message not yet drained is complete: drain() would return a prefix. */
+  hasReadyPrefix(): boolean {
+    return this.entries[this.head]?.done === true;
+  }
+
   /** Removes the contiguous completed prefix and returns its outputs in offset order. */
   drain(): DrainedPrefix<T> | undefined {
     const outputs: T[] = [];

@@ -147,6 +147,9 @@ export class Runtime {
       logger: deps.logger,
       metrics: deps.metrics,
       tracing: deps.tracing,
+      onCompleted: (state) => {
+        this.commits.completed(state);
+      },
       isStopping: () => this.stopping,
     });
   }

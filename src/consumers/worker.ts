@@ -41,6 +41,8 @@ export interface WorkerDeps {
       }
     | undefined;
   tracing?: Pick<Tracing, 'startRequest'> | undefined;
+  /** A message's outcome is ready to commit (the commit loop commits as soon as it may). */
+  onCompleted?(state: PartitionState): void;
   /** A method, not a field read: the flag changes across awaits, which narrowing cannot see. */
   isStopping(): boolean;
 }
@@ -152,6 +154,7 @@ export class Worker {
     }
     state.tracker.complete(message.offset, await this.records(job, outcome));
     state.onCommitted(message.offset, this.commitWatcher(state.operation, message, trace));
+    this.deps.onCompleted?.(state);
     this.deps.metrics?.outcome(
       state.operation,
       outcome.kind,

@@ -173,27 +173,67 @@ describe('CommitLoop', () => {
     expect(pauses.isPausedFor('requests', 3, 'window')).toBe(false);
   });
 
-  it('keeps committing every interval until stopped, then commits once more at the end', async () => {
+  it('commits a completed outcome at once, with no tick to wait for, and nothing while nothing completes', async () => {
+    vi.useFakeTimers();
+    const { state, loop, transactions } = setup();
+    loop.start();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(transactions).toHaveLength(0);
+
+    state.tracker.take('0');
+    state.tracker.complete('0', [record('a')]);
+    loop.completed(state);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(transactions.map((t) => t.offset.offset)).toEqual(['1']);
+  });
+
+  it('batches what completes while a transaction runs into the next one, one per partition per interval', async () => {
     vi.useFakeTimers();
     const { state, loop, transactions } = setup();
     loop.start();
     state.tracker.take('0');
-    state.tracker.complete('0', []);
-    await vi.advanceTimersByTimeAsync(1000);
+    state.tracker.complete('0', [record('a')]);
+    loop.completed(state);
+    await vi.advanceTimersByTimeAsync(0);
+    for (const offset of ['1', '2', '3']) {
+      state.tracker.take(offset);
+      state.tracker.complete(offset, [record(offset)]);
+      loop.completed(state);
+    }
+    // The interval (1000 ms) since the first transaction has not passed yet.
+    await vi.advanceTimersByTimeAsync(999);
     expect(transactions).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(transactions.map((t) => t.records)).toEqual([['a'], ['1', '2', '3']]);
+    expect(transactions[1]?.offset.offset).toBe('4');
+  });
 
+  it('schedules nothing after stop; the final commit takes everything completed', async () => {
+    vi.useFakeTimers();
+    const { state, loop, transactions } = setup();
+    loop.start();
     loop.stop();
-    state.tracker.take('1');
-    state.tracker.complete('1', []);
-    await vi.advanceTimersByTimeAsync(1000);
-    // The round already due ran; none is scheduled after it.
-    expect(transactions).toHaveLength(2);
-    state.tracker.take('2');
-    state.tracker.complete('2', []);
+    state.tracker.take('0');
+    state.tracker.complete('0', []);
+    loop.completed(state);
     await vi.advanceTimersByTimeAsync(5000);
-    expect(transactions).toHaveLength(2);
+    expect(transactions).toHaveLength(0);
 
     await loop.commitFinal();
-    expect(transactions.map((t) => t.offset.offset)).toEqual(['1', '2', '3']);
+    expect(transactions.map((t) => t.offset.offset)).toEqual(['1']);
+  });
+
+  it('tries a failed transaction again by itself', async () => {
+    vi.useFakeTimers();
+    const { state, loop, transactions, fail } = setup();
+    loop.start();
+    fail(new Error('coordinator moved'));
+    state.tracker.take('0');
+    state.tracker.complete('0', [record('a')]);
+    loop.completed(state);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(transactions).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(transactions.map((t) => t.records)).toEqual([['a']]);
   });
 });
