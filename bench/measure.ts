@@ -33,17 +33,7 @@ export async function measure(
   system: Measured['system'],
   extraEnv: Record<string, string> = {},
 ): Promise<Measured> {
-  const prefix = `bench${scenario.id}${system}${Date.now().toString(36)}`;
-  const topics = topicNames(prefix);
-  await ensureTopics(
-    admin,
-    contractTopics(topics, {
-      partitions: scenario.partitions,
-      replicationFactor: 1,
-      requestRetentionMs: 3_600_000,
-      outputRetentionMs: 3_600_000,
-    }),
-  );
+  const { prefix, topics } = await freshTopics(admin, scenario, system);
   await publishRequests(kafka, topics.request('lawsuits-summary'), scenario.requests);
   const sandbox = await startSandbox(scenario.sandbox);
   let target: Started | undefined;
@@ -65,7 +55,27 @@ export async function measure(
   }
 }
 
-function startSystem(
+/** New contract topics for one system's run of a scenario, under a prefix of their own. */
+export async function freshTopics(
+  admin: Admin,
+  scenario: Scenario,
+  system: Measured['system'],
+): Promise<{ prefix: string; topics: TopicNames }> {
+  const prefix = `bench${scenario.id}${system}${Date.now().toString(36)}`;
+  const topics = topicNames(prefix);
+  await ensureTopics(
+    admin,
+    contractTopics(topics, {
+      partitions: scenario.partitions,
+      replicationFactor: 1,
+      requestRetentionMs: 3_600_000,
+      outputRetentionMs: 3_600_000,
+    }),
+  );
+  return { prefix, topics };
+}
+
+export function startSystem(
   system: Measured['system'],
   scenario: Scenario,
   prefix: string,
@@ -131,7 +141,7 @@ function figures(
   };
 }
 
-async function vendorCounters(): Promise<Measured['vendor']> {
+export async function vendorCounters(): Promise<Measured['vendor']> {
   const response = await fetch(`http://127.0.0.1:${SANDBOX_PORT}/__sandbox/counters`);
   const counters = (await response.json()) as Measured['vendor'];
   return {
@@ -253,7 +263,7 @@ function coresUsed(
 }
 
 /** The requestId of an outcome, framed (magic byte, schema id) or plain JSON. */
-function requestIdOf(value: Buffer | null): string {
+export function requestIdOf(value: Buffer | null): string {
   if (!value) return '';
   const json = value[0] === 0 ? value.subarray(5) : value;
   const start = json.indexOf('"requestId":"');

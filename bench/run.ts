@@ -12,15 +12,18 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { barChart } from './chart.js';
 import { measure } from './measure.js';
 import { ROOT } from './processes.js';
-import { BROKERS, ratios, type Measured, type Scenario } from './scenario.js';
+import { BROKERS, ratios, round, type Measured, type Scenario } from './scenario.js';
 import { instantVendor } from './scenarios/a-instant-vendor.js';
 import { rateLimitedVendor } from './scenarios/b-rate-limited-vendor.js';
+import { addedLatency, latencyLoad } from './scenarios/c-added-latency.js';
+import { measureLatency } from './latency.js';
 import { tracingCost } from './tracing-cost.js';
 
+/** Scenarios measured by throughput (measure.ts); (c) is measured by latency (latency.ts). */
 const SCENARIOS: Scenario[] = [instantVendor, rateLimitedVendor];
 
 /** Settings that make a run partial: it does not replace the reference results. */
@@ -33,6 +36,7 @@ const PARTIAL_RUN_SETTINGS = [
   'BENCH_SANDBOX_NODE_OPTIONS',
   'BENCH_TRACING',
   'BENCH_SANDBOX_PORT',
+  'BENCH_C_SECONDS',
 ];
 
 interface ScenarioReport {
@@ -73,6 +77,7 @@ async function main(): Promise<void> {
       report[scenario.id] = entry;
       console.log(`(${scenario.id}) ${scenario.title}`, JSON.stringify(entry, null, 2));
     }
+    if ((process.env.BENCH_ONLY ?? 'c').includes('c')) report.c = await latencyEntry(kafka, admin);
   } finally {
     await admin.disconnect();
   }
@@ -83,6 +88,23 @@ async function main(): Promise<void> {
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
   if (!partial) writeFileSync(join(dir, 'runtime.svg'), chart(report));
   console.log(`wrote bench/results/${name}.json (commit ${commit})`);
+}
+
+async function latencyEntry(kafka: Kafka, admin: Admin): Promise<Record<string, unknown>> {
+  const service = await measureLatency(kafka, admin, addedLatency, 'service', latencyLoad);
+  const baseline = await measureLatency(kafka, admin, addedLatency, 'baseline', latencyLoad);
+  const entry = {
+    title: addedLatency.title,
+    requests: addedLatency.requests,
+    service,
+    baseline,
+    ratios: {
+      p50: round(service.addedMs.p50 / Math.max(1, baseline.addedMs.p50), 2),
+      p99: round(service.addedMs.p99 / Math.max(1, baseline.addedMs.p99), 2),
+    },
+  };
+  console.log(`(c) ${addedLatency.title}`, JSON.stringify(entry, null, 2));
+  return entry;
 }
 
 function chart(report: Record<string, unknown>): string {

@@ -81,7 +81,7 @@ const envSchema = z.object({
   VENDOR_LIMITS: limitsJson,
   MAX_IN_FLIGHT: int(1, 500),
   PARTITION_WINDOW: int(1, 1000),
-  COMMIT_INTERVAL_MS: int(5, 100),
+  COMMIT_INTERVAL_MS: int(0, 10),
   RETRY_MAX_ATTEMPTS: int(1, 5),
   RETRY_BASE_MS: int(1, 250),
   RETRY_MAX_DELAY_MS: int(1, 15_000),

@@ -20,7 +20,6 @@ export const instantVendor: Scenario = {
     VENDOR_LIMITS: JSON.stringify({ 'lawsuits-summary': { ratePerSecond: 1_000_000, maxConcurrent: 256 } }),
     MAX_IN_FLIGHT: '1000',
     PARTITION_WINDOW: '2000',
-    COMMIT_INTERVAL_MS: '100',
     VENDOR_CONNECTIONS: '64',
   },
   baselineConcurrency: 6,

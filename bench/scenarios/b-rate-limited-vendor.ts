@@ -18,7 +18,6 @@ export const rateLimitedVendor: Scenario = {
     VENDOR_LIMITS: JSON.stringify({ 'lawsuits-summary': { ratePerSecond: 300, maxConcurrent: 120 } }),
     MAX_IN_FLIGHT: '1000',
     PARTITION_WINDOW: '2000',
-    COMMIT_INTERVAL_MS: '100',
     VENDOR_CONNECTIONS: '128',
   },
   baselineConcurrency: 3,

@@ -21,7 +21,7 @@ import { withoutWebhookSecrets } from './signature.js';
  *
  * Nothing is settled before the request that created the search is committed. Its `pending`
  * event is written by the consumer runtime in the transaction that commits the request's
- * offset, up to COMMIT_INTERVAL_MS after the search is recorded here; a fast vendor would
+ * offset, one transaction after the search is recorded here; a fast vendor would
  * otherwise let the final event reach readers first. A committed offset past the request
  * proves the `pending` event visible to read_committed readers.
  */
@@ -29,8 +29,9 @@ export type Via = 'webhook' | 'poll';
 type FinalStatus = 'completed' | 'failed' | 'expired';
 
 /**
- * How soon a search whose request is not committed yet is tried again: the runtime commits
- * every COMMIT_INTERVAL_MS (100 ms by default), so this wait is short, unlike a poll's backoff.
+ * How soon a search whose request is not committed yet is tried again: the runtime commits a
+ * completed request as soon as the partition's previous transaction has finished (at most one
+ * per COMMIT_INTERVAL_MS, 10 ms by default), so this wait is short, unlike a poll's backoff.
  */
 export const COMMIT_WAIT_MS = 500;
 

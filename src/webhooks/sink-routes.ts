@@ -43,7 +43,7 @@ export interface SinkDeps {
 const BODY_LIMIT_BYTES = 16 * 1024;
 /**
  * Waits for a search another worker holds (usually a poll finishing its GET), or for the
- * commit of the request that created it (COMMIT_INTERVAL_MS away): the event then goes out
+ * commit of the request that created it (one transaction away): the event then goes out
  * now, via the webhook, instead of at the next poll.
  */
 const BUSY_RETRIES = 5;

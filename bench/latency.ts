@@ -1,0 +1,164 @@
+/**
+ * Added latency, measured from outside the system: each request's produce time (this
+ * process's clock just before the send) until its outcome is visible to a read_committed
+ * reader (this process's clock on receipt), minus the sandbox's fixed latency. Requests are
+ * produced at a steady rate, a few every tick on a clock that does not drift.
+ */
+import { Partitioners, type Admin, type Kafka } from 'kafkajs';
+import { cpfFor } from '../src/sandbox/scenarios.js';
+import { freshTopics, requestIdOf, startSandbox, startSystem, vendorCounters } from './measure.js';
+import { cpuSeconds, peakRssMiB, stop, type Started } from './processes.js';
+import { round, type Measured, type Scenario } from './scenario.js';
+
+export interface LatencyFigures {
+  system: Measured['system'];
+  requests: number;
+  /** Outcomes seen per request beyond the first. */
+  duplicateOutcomes: number;
+  requestsWithoutOutcome: number;
+  /** Added latency in ms over the requests after the warm-up. */
+  addedMs: Percentiles;
+  /** Of which: produce until the outcome record was written (its CreateTime), minus the vendor's fixed latency. */
+  untilWrittenMs: Percentiles;
+  /** Of which: the outcome written until visible to a read_committed reader (the commit). */
+  writtenUntilVisibleMs: Percentiles;
+  cpuSecondsPer1000: number;
+  peakRssMiB: number;
+  vendor: Measured['vendor'];
+}
+
+export interface Percentiles {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+export interface LatencyLoad {
+  perSecond: number;
+  seconds: number;
+  warmupSeconds: number;
+  vendorFixedMs: number;
+}
+
+const TICK_MS = 20;
+
+export async function measureLatency(
+  kafka: Kafka,
+  admin: Admin,
+  scenario: Scenario,
+  system: Measured['system'],
+  load: LatencyLoad,
+): Promise<LatencyFigures> {
+  const { prefix, topics } = await freshTopics(admin, scenario, system);
+  const sandbox = await startSandbox(scenario.sandbox);
+  let target: Started | undefined;
+  const sentAt = new Map<string, number>();
+  const seen = new Map<string, number>();
+  const latencies: number[] = [];
+  const untilWritten: number[] = [];
+  const untilVisible: number[] = [];
+  const reader = kafka.consumer({
+    groupId: `${prefix}.latency`,
+    readUncommitted: false,
+    maxWaitTimeInMs: 100,
+  });
+  try {
+    target = await startSystem(system, scenario, prefix, {});
+    await reader.connect();
+    await reader.subscribe({
+      topics: [topics.result('lawsuits-summary'), topics.errors],
+      fromBeginning: true,
+    });
+    await reader.run({
+      eachMessage: async ({ message }) => {
+        const receivedAt = Date.now();
+        const id = requestIdOf(message.value);
+        const count = (seen.get(id) ?? 0) + 1;
+        seen.set(id, count);
+        const sent = sentAt.get(id);
+        if (count === 1 && sent !== undefined && !id.startsWith('warmup-')) {
+          const writtenAt = Number(message.timestamp);
+          latencies.push(receivedAt - sent - load.vendorFixedMs);
+          untilWritten.push(writtenAt - sent - load.vendorFixedMs);
+          untilVisible.push(receivedAt - writtenAt);
+        }
+        await Promise.resolve();
+      },
+    });
+    const pid = target.child.pid ?? 0;
+    await produceSteadily(
+      kafka,
+      topics.request('lawsuits-summary'),
+      sentAt,
+      { ...load, seconds: load.warmupSeconds },
+      'warmup',
+    );
+    const cpuBefore = cpuSeconds(pid);
+    await produceSteadily(kafka, topics.request('lawsuits-summary'), sentAt, load, 'lat');
+    const deadline = Date.now() + 60_000;
+    while ([...sentAt.keys()].some((id) => !seen.has(id)) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    const measured = load.perSecond * load.seconds;
+    return {
+      system,
+      requests: sentAt.size,
+      duplicateOutcomes: [...seen.values()].reduce((sum, n) => sum + n - 1, 0),
+      requestsWithoutOutcome: [...sentAt.keys()].filter((id) => !seen.has(id)).length,
+      addedMs: percentiles(latencies),
+      untilWrittenMs: percentiles(untilWritten),
+      writtenUntilVisibleMs: percentiles(untilVisible),
+      cpuSecondsPer1000: round(((cpuSeconds(pid) - cpuBefore) / measured) * 1000, 2),
+      peakRssMiB: round(peakRssMiB(pid)),
+      vendor: await vendorCounters(),
+    };
+  } finally {
+    await reader.disconnect();
+    if (target) await stop(target);
+    await stop(sandbox);
+  }
+}
+
+/** Sends `perSecond` requests a second for `seconds`, a few every tick, on a clock that does not drift. */
+async function produceSteadily(
+  kafka: Kafka,
+  topic: string,
+  sentAt: Map<string, number>,
+  load: Pick<LatencyLoad, 'perSecond' | 'seconds'>,
+  label: string,
+): Promise<void> {
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, idempotent: true });
+  await producer.connect();
+  const total = load.perSecond * load.seconds;
+  const start = Date.now();
+  const sends: Promise<unknown>[] = [];
+  let sent = 0;
+  try {
+    for (let tick = 1; sent < total; tick += 1) {
+      const due = Math.min(total, Math.round((tick * TICK_MS * load.perSecond) / 1000));
+      const messages = [];
+      for (; sent < due; sent += 1) {
+        const requestId = `${label}-${sent}`;
+        const taxId = cpfFor('happy', sent % 1000);
+        sentAt.set(requestId, Date.now());
+        messages.push({
+          key: `${taxId}-${sent % 97}`,
+          value: JSON.stringify({ requestId, params: { taxId } }),
+        });
+      }
+      if (messages.length > 0) sends.push(producer.send({ topic, messages }));
+      const wait = start + tick * TICK_MS - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    await Promise.all(sends);
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+function percentiles(values: number[]): Percentiles {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number): number =>
+    round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0);
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: round(sorted.at(-1) ?? 0) };
+}
