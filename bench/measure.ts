@@ -273,7 +273,7 @@ export function requestIdOf(value: Buffer | null): string {
 }
 
 /** The local stack's processes, from its pid files (none when the stack runs elsewhere). */
-function stackPids(): Record<string, number> {
+export function stackPids(): Record<string, number> {
   const pids: Record<string, number> = {};
   for (const name of ['kafka', 'registry', 'redis']) {
     try {

@@ -10,11 +10,11 @@
  * such runs write runtime.partial.json and leave the reference results alone.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { barChart } from './chart.js';
-import { measure } from './measure.js';
+import { measure, stackPids } from './measure.js';
 import { ROOT } from './processes.js';
 import { BROKERS, ratios, round, type Measured, type Scenario } from './scenario.js';
 import { instantVendor } from './scenarios/a-instant-vendor.js';
@@ -48,7 +48,11 @@ interface ScenarioReport {
 }
 
 async function main(): Promise<void> {
-  if (!process.env.KAFKA_BROKERS) execFileSync('bash', [join(ROOT, 'stack', 'up.sh')], { stdio: 'inherit' });
+  if (!process.env.KAFKA_BROKERS)
+    execFileSync('bash', [join(ROOT, 'stack', 'up.sh')], {
+      stdio: 'inherit',
+      env: { ...process.env, STACK_JVM_OPTS: FULL_JIT_JVM_OPTS, KAFKA_HEAP: BENCH_KAFKA_HEAP },
+    });
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
   const kafka = new Kafka({ clientId: 'bench', brokers: BROKERS.split(','), logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
@@ -57,7 +61,12 @@ async function main(): Promise<void> {
     commit,
     measuredAt: new Date().toISOString(),
     machine: machine(),
+    broker: brokerJvm(),
   };
+  if (String((report.broker as { jit: string }).jit).startsWith('C1'))
+    console.warn(
+      'the broker runs C1 only: `npm run stack:down` first and the benchmark starts it with full JIT',
+    );
   const chosen = SCENARIOS.filter((s) => (process.env.BENCH_ONLY ?? s.id).includes(s.id));
   try {
     for (const scenario of chosen) {
@@ -128,6 +137,31 @@ function chart(report: Record<string, unknown>): string {
     `verification-gateway vs a plain kafkajs consumer (commit ${String(report.commit)})`,
     groups,
   );
+}
+
+/**
+ * The benchmark's broker runs with full JIT (C1 then C2), as production would, and a 1 GiB
+ * heap, where the development stack runs C1 only (-XX:TieredStopAtLevel=1) to start fast. A
+ * stack already running is used as it is; the results say which it was (`broker`).
+ */
+const FULL_JIT_JVM_OPTS = '-XX:+UseSerialGC -XX:-UsePerfData -Djava.awt.headless=true';
+const BENCH_KAFKA_HEAP = '-Xms512m -Xmx1g';
+
+/** The broker's JIT and heap, read from its command line (a local stack only). */
+function brokerJvm(): Record<string, unknown> {
+  const pid = stackPids().kafka;
+  if (!pid) return { jit: 'unknown (not a local stack)' };
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const c1Only = args.some((a) => a.startsWith('-XX:TieredStopAtLevel='));
+    return {
+      jit: c1Only ? 'C1 only (development stack flags)' : 'full (C1 and C2)',
+      heap: args.filter((a) => /^-Xm[sx]/.test(a)).join(' '),
+      gc: args.find((a) => /^-XX:\+Use\w+GC$/.test(a)) ?? 'default',
+    };
+  } catch {
+    return { jit: 'unknown (broker process not readable)' };
+  }
 }
 
 function machine(): Record<string, unknown> {
