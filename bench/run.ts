@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     machine: machine(),
     broker: brokerJvm(),
   };
-  if (String((report.broker as { jit: string }).jit).startsWith('C1'))
+  if ((report.broker as { jit: string }).jit.startsWith('C1'))
     console.warn(
       'the broker runs C1 only: `npm run stack:down` first and the benchmark starts it with full JIT',
     );
