@@ -3,47 +3,22 @@
  * moves when the thing it counts happens (breaker pauses, 429s, reused paid outcomes, spend
  * caps, transactions, lag, webhooks, pending and expired searches).
  */
-import type { Kafka } from 'kafkajs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { createSandbox, plateFor, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  closeAfterEach,
-  publish,
-  SANDBOX_KEY,
-  startTestService,
-  summaryRequests,
-  testKafka,
-  testPrefix,
-  type TestService,
-} from '../helpers/service.js';
+import { plateFor } from '../../src/sandbox/index.js';
+import { publish, summaryRequests } from '../helpers/service.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
-const onCleanup = closeAfterEach();
-
-beforeAll(() => {
-  kafka = testKafka();
-});
+const { kafka, start } = useTestKafka();
 
 async function setup(name: string, env: Record<string, string>) {
-  const prefix = testPrefix(name);
-  const sandbox: Sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
-  onCleanup(() => sandbox.close());
-  const running: TestService = await startTestService(prefix, sandbox, {
-    CONSUMER_LAG_INTERVAL_MS: '200',
-    ...env,
-  });
-  onCleanup(() => running.service.stop());
-  const collector = new OutcomeCollector(kafka, prefix);
-  await collector.start();
-  onCleanup(() => collector.stop());
+  const started = await start(name, { env: { CONSUMER_LAG_INTERVAL_MS: '200', ...env } });
   const scrape = async (): Promise<string> => {
-    const response = await fetch(`http://127.0.0.1:${running.service.adminPort}/metrics`);
+    const response = await started.admin('/metrics');
     expect(response.status).toBe(200);
     return response.text();
   };
-  return { prefix, sandbox, running, collector, scrape };
+  return { ...started, scrape };
 }
 
 /** The value of the first sample line of `name` whose labels include every one of `labels`. */
@@ -192,7 +167,7 @@ describe('metrics', () => {
   });
 
   it('counts webhook calls by answer code, pending and expired searches', async () => {
-    const { prefix, sandbox, running, scrape } = await setup('m-search', {
+    const { prefix, sandbox, service, scrape } = await setup('m-search', {
       WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',
       WEBHOOK_SECRET: 'a-secret-of-enough-length',
       VEHICLE_SEARCH_POLL_MS: '200',
@@ -209,7 +184,7 @@ describe('metrics', () => {
       (t) => sample(t, 'verification_vehicle_searches_pending') === 1,
       'a pending search',
     );
-    const unsigned = await fetch(`http://127.0.0.1:${running.service.httpPort}/webhooks/vehicle-search`, {
+    const unsigned = await fetch(`http://127.0.0.1:${service.httpPort}/webhooks/vehicle-search`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{}',
@@ -222,7 +197,7 @@ describe('metrics', () => {
     );
     expect(sample(text, 'verification_webhook_calls_total', { code: String(unsigned.status) })).toBe(1);
     expect(sample(text, 'verification_vehicle_searches_pending')).toBe(0);
-    const publicMetrics = await fetch(`http://127.0.0.1:${running.service.httpPort}/metrics`);
+    const publicMetrics = await fetch(`http://127.0.0.1:${service.httpPort}/metrics`);
     expect(publicMetrics.status).toBe(404);
   });
 });

@@ -3,43 +3,14 @@
  * circuit breaker, pauses the operation instead of draining it into the errors topic, and
  * closes again by itself.
  */
-import type { Kafka } from 'kafkajs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { createSandbox, cpfFor, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  closeAfterEach,
-  summaryRequests,
-  SANDBOX_KEY,
-  publish,
-  startTestService,
-  testKafka,
-  testPrefix,
-  type TestService,
-} from '../helpers/service.js';
+import { cpfFor } from '../../src/sandbox/index.js';
+import { summaryRequests, publish } from '../helpers/service.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
-const onCleanup = closeAfterEach();
-
-beforeAll(() => {
-  kafka = testKafka();
-});
-
-async function setup(
-  name: string,
-  env: Record<string, string>,
-): Promise<{ sandbox: Sandbox; collector: OutcomeCollector; running: TestService; prefix: string }> {
-  const prefix = testPrefix(name);
-  const sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
-  onCleanup(() => sandbox.close());
-  const running = await startTestService(prefix, sandbox, env);
-  onCleanup(() => running.service.stop());
-  const collector = new OutcomeCollector(kafka, prefix);
-  await collector.start();
-  onCleanup(() => collector.stop());
-  return { sandbox, collector, running, prefix };
-}
+const { kafka, start } = useTestKafka();
+const setup = (name: string, env: Record<string, string>) => start(name, { env });
 
 describe('runtime under vendor failures', () => {
   it('retries retryable failures with backoff, then dead-letters them with the attempts', async () => {

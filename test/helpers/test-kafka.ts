@@ -1,0 +1,165 @@
+/**
+ * The set-up most integration tests share: a client of the shared broker, and the sandbox, the
+ * service and an outcome collector, each closed (last opened, first closed) whatever happened:
+ * what a test opens after that test, what `beforeAll` opens after the file's last test.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { ConfigResourceTypes, type Admin, type Kafka } from 'kafkajs';
+import { afterAll, afterEach, beforeEach } from 'vitest';
+import type { ServiceOptions } from '../../src/main.js';
+import { createSandbox, type KnobsPatch, type Sandbox } from '../../src/sandbox/index.js';
+import { spawnService } from './service-process.js';
+import {
+  OutcomeCollector,
+  SANDBOX_KEY,
+  serviceEnv,
+  startTestService,
+  testKafka,
+  testPrefix,
+  type TestService,
+} from './service.js';
+
+export type Close = () => Promise<unknown>;
+
+/** One service under test with its sandbox and collector, on a prefix of its own. */
+export interface Started extends TestService {
+  prefix: string;
+  sandbox: Sandbox;
+  collector: OutcomeCollector;
+  /** GET a path of the service's admin listener (`/metrics`, `/readyz`). */
+  admin: (path: string) => Promise<Response>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** What startService takes besides config (a span exporter, onFatal); in-process only. */
+  service?: ServiceOptions;
+  knobs?: KnobsPatch;
+  /** The registry the collector decodes with (the shared one by default). */
+  registryUrl?: string;
+}
+
+export interface TestKafka {
+  readonly kafka: Kafka;
+  /** Closes `close` when the test (or, called from `beforeAll`, the file) is done. */
+  onCleanup: (close: Close) => void;
+  /** A connected admin client. */
+  admin: () => Promise<Admin>;
+  sandbox: (knobs?: KnobsPatch) => Promise<Sandbox>;
+  collector: (prefix: string, registryUrl?: string) => Promise<OutcomeCollector>;
+  /** The service in this process; its stop() may be called by the test too (it runs once). */
+  service: (
+    prefix: string,
+    sandbox: Sandbox,
+    env?: Record<string, string>,
+    options?: ServiceOptions,
+  ) => Promise<TestService>;
+  /** A real service process (`cli.ts run`), killed at clean-up if it still runs. */
+  spawn: (env: Record<string, string>) => Promise<ChildProcess>;
+  /** A sandbox, the service against it and a collector, under `testPrefix(name)`. */
+  start: (name: string, options?: StartOptions) => Promise<Started>;
+  /** The same under a prefix the file chose. */
+  startAt: (prefix: string, options?: StartOptions) => Promise<Started>;
+  /** The same with the service as its own process; `env` starts more of them. */
+  startProcess: (name: string, options?: StartOptions) => Promise<StartedProcess>;
+  startProcessAt: (prefix: string, options?: StartOptions) => Promise<StartedProcess>;
+}
+
+export interface StartedProcess {
+  prefix: string;
+  sandbox: Sandbox;
+  collector: OutcomeCollector;
+  /** The whole environment of the process, for starting more replicas. */
+  env: Record<string, string>;
+  child: ChildProcess;
+}
+
+/** Registers the file's clean-up hooks and returns what its tests open. */
+export function useTestKafka(): TestKafka {
+  const kafka = testKafka();
+  const perFile: Close[] = [];
+  let perTest: Close[] | undefined;
+  const closeAll = async (closers: Close[]): Promise<void> => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+  beforeEach(() => {
+    perTest = [];
+  });
+  afterEach(async () => {
+    const closers = perTest ?? [];
+    perTest = undefined;
+    await closeAll(closers);
+  });
+  afterAll(() => closeAll(perFile));
+  const onCleanup = (close: Close): void => {
+    (perTest ?? perFile).push(close);
+  };
+  const stack: TestKafka = {
+    kafka,
+    onCleanup,
+    async admin() {
+      const admin = kafka.admin();
+      await admin.connect();
+      onCleanup(() => admin.disconnect());
+      return admin;
+    },
+    async sandbox(knobs) {
+      const sandbox = await createSandbox({ apiKey: SANDBOX_KEY, ...(knobs ? { knobs } : {}) });
+      onCleanup(() => sandbox.close());
+      return sandbox;
+    },
+    async collector(prefix, registryUrl) {
+      const collector = new OutcomeCollector(kafka, prefix, registryUrl);
+      await collector.start();
+      onCleanup(() => collector.stop());
+      return collector;
+    },
+    async service(prefix, sandbox, env = {}, options = {}) {
+      const { service, config } = await startTestService(prefix, sandbox, env, options);
+      let stopping: Promise<void> | undefined;
+      const stop = (): Promise<void> => (stopping ??= service.stop());
+      onCleanup(stop);
+      return { service: { ...service, stop }, config };
+    },
+    spawn: (env) => spawnService(env, onCleanup),
+    start: (name, options) => stack.startAt(testPrefix(name), options),
+    async startAt(prefix, options = {}) {
+      const sandbox = await stack.sandbox(options.knobs);
+      const running = await stack.service(prefix, sandbox, options.env, options.service);
+      const collector = await stack.collector(prefix, options.registryUrl);
+      const admin = (path: string): Promise<Response> =>
+        fetch(`http://127.0.0.1:${running.service.adminPort}${path}`);
+      return { ...running, prefix, sandbox, collector, admin };
+    },
+    startProcess: (name, options) => stack.startProcessAt(testPrefix(name), options),
+    async startProcessAt(prefix, options = {}) {
+      const sandbox = await stack.sandbox(options.knobs);
+      const env = serviceEnv(prefix, sandbox, options.env);
+      const child = await stack.spawn(env);
+      // After the service: it creates the topics.
+      const collector = await stack.collector(prefix, options.registryUrl);
+      return { prefix, sandbox, collector, env, child };
+    },
+  };
+  return stack;
+}
+
+/** Lets a topic take values up to `bytes` (upstream may allow more than the errors topic does). */
+export async function allowLargeValues(kafka: Kafka, topic: string, bytes: number): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: topic,
+          configEntries: [{ name: 'max.message.bytes', value: String(bytes) }],
+        },
+      ],
+    });
+  } finally {
+    await admin.disconnect();
+  }
+}
