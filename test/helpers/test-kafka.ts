@@ -9,10 +9,13 @@ import { afterAll, afterEach, beforeEach } from 'vitest';
 import type { ServiceOptions } from '../../src/main.js';
 import { createSandbox, type KnobsPatch, type Sandbox } from '../../src/sandbox/index.js';
 import { spawnService } from './service-process.js';
+import { topicNames } from '../../src/contract/operations.js';
 import {
   OutcomeCollector,
   SANDBOX_KEY,
+  publish,
   serviceEnv,
+  summaryRequests,
   startTestService,
   testKafka,
   testPrefix,
@@ -21,11 +24,19 @@ import {
 
 export type Close = () => Promise<unknown>;
 
-/** One service under test with its sandbox and collector, on a prefix of its own. */
-export interface Started extends TestService {
+/** What a started service comes with: its prefix, sandbox and collector. */
+export interface OnPrefix {
   prefix: string;
   sandbox: Sandbox;
   collector: OutcomeCollector;
+  /** The lawsuits-summary request topic, the one most tests publish to. */
+  summaryTopic: string;
+  /** Publishes summaryRequests(tag, count, offset) to the summary topic. */
+  publishSummaries: (tag: string, count: number, offset: number) => Promise<void>;
+}
+
+/** One service under test with its sandbox and collector, on a prefix of its own. */
+export interface Started extends TestService, OnPrefix {
   /** GET a path of the service's admin listener (`/metrics`, `/readyz`). */
   admin: (path: string) => Promise<Response>;
 }
@@ -65,10 +76,7 @@ export interface TestKafka {
   startProcessAt: (prefix: string, options?: StartOptions) => Promise<StartedProcess>;
 }
 
-export interface StartedProcess {
-  prefix: string;
-  sandbox: Sandbox;
-  collector: OutcomeCollector;
+export interface StartedProcess extends OnPrefix {
   /** The whole environment of the process, for starting more replicas. */
   env: Record<string, string>;
   child: ChildProcess;
@@ -129,7 +137,7 @@ export function useTestKafka(): TestKafka {
       const collector = await stack.collector(prefix, options.registryUrl);
       const admin = (path: string): Promise<Response> =>
         fetch(`http://127.0.0.1:${running.service.adminPort}${path}`);
-      return { ...running, prefix, sandbox, collector, admin };
+      return { ...running, ...onPrefix(kafka, prefix, sandbox, collector), admin };
     },
     startProcess: (name, options) => stack.startProcessAt(testPrefix(name), options),
     async startProcessAt(prefix, options = {}) {
@@ -138,11 +146,42 @@ export function useTestKafka(): TestKafka {
       const child = await stack.spawn(env);
       // After the service: it creates the topics.
       const collector = await stack.collector(prefix, options.registryUrl);
-      return { prefix, sandbox, collector, env, child };
+      return { ...onPrefix(kafka, prefix, sandbox, collector), env, child };
     },
   };
   return stack;
 }
+
+function onPrefix(kafka: Kafka, prefix: string, sandbox: Sandbox, collector: OutcomeCollector): OnPrefix {
+  const summaryTopic = topicNames(prefix).request('lawsuits-summary');
+  const publishSummaries = (tag: string, count: number, offset: number): Promise<void> =>
+    publish(kafka, summaryTopic, summaryRequests(tag, count, offset));
+  return { prefix, sandbox, collector, summaryTopic, publishSummaries };
+}
+
+/** Settings for retries a few milliseconds apart and a breaker that opens after `threshold` failures. */
+export function quickBreakerEnv(
+  attempts: number,
+  threshold: number,
+  cooldownMs: number,
+  more: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    RETRY_MAX_ATTEMPTS: String(attempts),
+    RETRY_BASE_MS: '20',
+    RETRY_MAX_DELAY_MS: '50',
+    BREAKER_FAILURE_THRESHOLD: String(threshold),
+    BREAKER_COOLDOWN_MS: String(cooldownMs),
+    ...more,
+  };
+}
+
+/** Sandbox knobs: every call fails with this 5xx status. */
+export const serverErrors = (status: number): KnobsPatch => ({
+  errorRate: 1,
+  errorKind: '5xx',
+  errorStatus: status,
+});
 
 /** Lets a topic take values up to `bytes` (upstream may allow more than the errors topic does). */
 export async function allowLargeValues(kafka: Kafka, topic: string, bytes: number): Promise<void> {

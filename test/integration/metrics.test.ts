@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
 import { plateFor } from '../../src/sandbox/index.js';
 import { publish, summaryRequests } from '../helpers/service.js';
-import { useTestKafka } from '../helpers/test-kafka.js';
+import { quickBreakerEnv, serverErrors, useTestKafka } from '../helpers/test-kafka.js';
 
 const { kafka, start } = useTestKafka();
 
@@ -46,17 +46,15 @@ const positive = (value: number | undefined): boolean => value !== undefined && 
 
 describe('metrics', () => {
   it('shows a partition paused by the breaker, the breaker state, its transitions and the retries', async () => {
-    const { prefix, sandbox, collector, scrape } = await setup('m-breaker', {
-      RETRY_MAX_ATTEMPTS: '6',
-      RETRY_BASE_MS: '20',
-      RETRY_MAX_DELAY_MS: '50',
-      BREAKER_FAILURE_THRESHOLD: '3',
-      BREAKER_COOLDOWN_MS: '1500',
-      VENDOR_MAX_CONCURRENT: '2',
-    });
-    const topic = topicNames(prefix).request('lawsuits-summary');
-    sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 500 });
-    await publish(kafka, topic, summaryRequests('m-outage', 6, 700));
+    const {
+      summaryTopic: topic,
+      sandbox,
+      collector,
+      scrape,
+      publishSummaries,
+    } = await setup('m-breaker', quickBreakerEnv(6, 3, 1500, { VENDOR_MAX_CONCURRENT: '2' }));
+    sandbox.setKnobs(serverErrors(500));
+    await publishSummaries('m-outage', 6, 700);
     const open = await eventually(
       scrape,
       (t) =>
@@ -151,12 +149,15 @@ describe('metrics', () => {
   });
 
   it('pauses an operation at its spend cap and shows the calls of the hour against it', async () => {
-    const { prefix, scrape } = await setup('m-cap', {
+    const {
+      summaryTopic: topic,
+      scrape,
+      publishSummaries,
+    } = await setup('m-cap', {
       VENDOR_LIMITS: '{"lawsuits-summary":{"spendCapPerHour":2}}',
       SHUTDOWN_TIMEOUT_MS: '500',
     });
-    const topic = topicNames(prefix).request('lawsuits-summary');
-    await publish(kafka, topic, summaryRequests('m-cap', 4, 740));
+    await publishSummaries('m-cap', 4, 740);
     const text = await eventually(
       scrape,
       (t) => positive(sample(t, 'verification_partitions_paused', { topic, reason: 'spend-cap' })),

@@ -4,12 +4,10 @@
  * across rebalances (a second instance joining), and the replicas share one vendor quota.
  */
 import { describe, expect, it } from 'vitest';
-import { topicNames } from '../../src/contract/operations.js';
-import { expectExactlyOneOutcomeEach, summaryRequests, publish } from '../helpers/service.js';
+import { expectExactlyOneOutcomeEach } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 
 const stack = useTestKafka();
-const { kafka } = stack;
 
 describe('exactly one outcome per request', () => {
   it.each([{ signal: 'SIGKILL' as const }, { signal: 'SIGTERM' as const }])(
@@ -18,7 +16,7 @@ describe('exactly one outcome per request', () => {
       // A small window: the stopped instance holds at most 3 x 40 requests, so the next one has work
       // left whatever the stop (SIGTERM finishes what the first one holds).
       const {
-        prefix,
+        publishSummaries,
         sandbox,
         collector,
         env,
@@ -33,11 +31,7 @@ describe('exactly one outcome per request', () => {
         },
       });
       const total = 300;
-      await publish(
-        kafka,
-        topicNames(prefix).request('lawsuits-summary'),
-        summaryRequests('stop', total, 1000),
-      );
+      await publishSummaries('stop', total, 1000);
       await collector.waitFor(() => collector.results().length >= 60, 60_000, 'the first results');
       const exited = new Promise<number | null>((resolve) =>
         first.once('exit', (code) => {
@@ -72,16 +66,12 @@ describe('exactly one outcome per request', () => {
       VENDOR_LIMITS: JSON.stringify({ 'lawsuits-summary': { ratePerSecond: 25, maxConcurrent: 10 } }),
       KAFKA_SESSION_TIMEOUT_MS: '6000',
     };
-    const { prefix, sandbox, collector } = await stack.start('quota', {
+    const { prefix, sandbox, collector, publishSummaries } = await stack.start('quota', {
       env,
       knobs: { latencyMeanMs: 20, latencyJitterMs: 10 },
     });
     const total = 150;
-    await publish(
-      kafka,
-      topicNames(prefix).request('lawsuits-summary'),
-      summaryRequests('quota', total, 2000),
-    );
+    await publishSummaries('quota', total, 2000);
     await collector.waitFor(() => collector.results().length >= 10, 30_000, 'the first results');
     await stack.service(prefix, sandbox, env);
     const started = Date.now();

@@ -9,7 +9,7 @@ import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor } from '../../src/sandbox/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { publish } from '../helpers/service.js';
-import { useTestKafka } from '../helpers/test-kafka.js';
+import { quickBreakerEnv, serverErrors, useTestKafka } from '../helpers/test-kafka.js';
 
 const { kafka, start } = useTestKafka();
 
@@ -30,16 +30,13 @@ const summary = (requestId: string, taxId: string) => ({
 
 describe('the circuit breaker never stalls an operation', () => {
   it('answers the requests queued behind an outage longer than the retry budget once the vendor recovers, without a restart', async () => {
-    const { prefix, sandbox, collector, metric } = await setup('breaker-stall', {
-      RETRY_MAX_ATTEMPTS: '2',
-      RETRY_BASE_MS: '20',
-      RETRY_MAX_DELAY_MS: '50',
-      RETRY_BUDGET_MS: '2000',
-      BREAKER_FAILURE_THRESHOLD: '2',
-      BREAKER_COOLDOWN_MS: '1000',
-    });
-    const topic = topicNames(prefix).request('lawsuits-summary');
-    sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 503 });
+    const {
+      summaryTopic: topic,
+      sandbox,
+      collector,
+      metric,
+    } = await setup('breaker-stall', quickBreakerEnv(2, 2, 1000, { RETRY_BUDGET_MS: '2000' }));
+    sandbox.setKnobs(serverErrors(503));
     // The first request spends its whole retry budget and opens the breaker as it gives up:
     // nothing is left in flight to probe with.
     await publish(kafka, topic, [summary('stall-0', cpfFor('happy', 600))]);

@@ -9,21 +9,24 @@
  */
 import { Partitioners } from 'kafkajs';
 import { describe, it } from 'vitest';
-import { topicNames } from '../../src/contract/operations.js';
-import { expectExactlyOneOutcomeEach, publish, summaryRequests } from '../helpers/service.js';
+import { expectExactlyOneOutcomeEach } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 
 const { kafka, start } = useTestKafka();
 
 describe('a partition whose producer is fenced while it is still ours', () => {
   it('is read again from its committed offset, so every request is answered', async () => {
-    const { prefix, config, collector } = await start('fenced', {
+    const {
+      summaryTopic: topic,
+      config,
+      collector,
+      publishSummaries,
+    } = await start('fenced', {
       knobs: { latencyMeanMs: 400, latencyJitterMs: 0 },
       env: { TOPIC_PARTITIONS: '1' },
     });
-    const topic = topicNames(prefix).request('lawsuits-summary');
     const total = 60;
-    await publish(kafka, topic, summaryRequests('fenced', total, 5000));
+    await publishSummaries('fenced', total, 5000);
     await collector.waitFor(() => collector.results().length >= 5, 60_000, 'the first results');
     // Another producer with the partition's transactional id: the service's producer is fenced
     // at its next transaction, with later requests taken and not yet committed.

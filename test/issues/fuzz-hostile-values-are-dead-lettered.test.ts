@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor } from '../../src/sandbox/index.js';
 import { OutcomeCollector, publish, testPrefix, type RequestMessage } from '../helpers/service.js';
+import { seededRandom } from '../helpers/documents.js';
 import { rssMiB } from '../helpers/service-process.js';
 import { allowLargeValues, useTestKafka } from '../helpers/test-kafka.js';
 
@@ -33,18 +34,6 @@ beforeAll(async () => {
   service.stderr?.resume();
   await allowLargeValues(kafka, topic, 4 << 20);
 }, 60_000);
-
-/** A small deterministic generator, so a failing run can be repeated. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const valid = (i: number): string =>
   JSON.stringify({ requestId: `ok-${i}`, params: { taxId: cpfFor('happy', 20_000 + i) } });
@@ -118,7 +107,7 @@ async function publishChunked(messages: RequestMessage[]): Promise<void> {
 
 describe('fuzz: hostile values among valid requests', () => {
   it(`${COUNT} values: every hostile one dead-lettered, every valid one answered, no exit`, async () => {
-    const rnd = prng(14);
+    const rnd = seededRandom(14);
     const messages: RequestMessage[] = [];
     let hostile = 0;
     const byKind: Record<string, number> = {};

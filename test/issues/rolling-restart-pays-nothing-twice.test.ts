@@ -8,12 +8,10 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { topicNames } from '../../src/contract/operations.js';
-import { expectExactlyOneOutcomeEach, publish, summaryRequests } from '../helpers/service.js';
+import { expectExactlyOneOutcomeEach } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 
 const stack = useTestKafka();
-const { kafka } = stack;
 
 async function stopGracefully(child: ChildProcess): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -25,7 +23,7 @@ describe('rolling restarts with vendor calls in flight', () => {
   it('bills no request twice and gives each exactly one outcome', async () => {
     // Slow calls: every rebalance below finds calls under way on the partitions that move.
     const {
-      prefix,
+      publishSummaries,
       sandbox,
       collector,
       env,
@@ -41,11 +39,7 @@ describe('rolling restarts with vendor calls in flight', () => {
       },
     });
     const total = 240;
-    await publish(
-      kafka,
-      topicNames(prefix).request('lawsuits-summary'),
-      summaryRequests('roll', total, 3000),
-    );
+    await publishSummaries('roll', total, 3000);
     // Calls that reached the vendor and are not answered yet.
     const inFlight = (): number => {
       const counters = sandbox.counters();
