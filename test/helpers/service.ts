@@ -210,12 +210,28 @@ export function summaryRequests(tag: string, count: number, offset: number): Req
   });
 }
 
-/** Every request tagged `<tag>-…` has one outcome, and there are `count` of them. */
-export function expectExactlyOneOutcomeEach(collector: OutcomeCollector, tag: string, count: number): void {
+/**
+ * Waits up to `timeoutMs` for `count` outcomes, and a moment more for late duplicates (they
+ * would arrive after the last new outcome); then every request tagged `<tag>-…` has exactly one
+ * outcome, and there are `count` of them.
+ */
+export async function expectExactlyOneOutcomeEach(
+  collector: OutcomeCollector,
+  tag: string,
+  count: number,
+  timeoutMs: number,
+): Promise<void> {
+  await collector.waitFor(() => collector.outcomesByRequest().size >= count, timeoutMs, 'every outcome');
+  await new Promise((resolve) => setTimeout(resolve, 1500));
   const mine = [...collector.outcomesByRequest().entries()].filter(([id]) => id.startsWith(`${tag}-`));
   expect(mine).toHaveLength(count);
   const duplicated = mine
     .filter(([, outcomes]) => outcomes.length !== 1)
     .map(([id, outcomes]) => `${id}×${outcomes.length}`);
   expect(duplicated).toEqual([]);
+}
+
+/** How many distinct requests the sandbox billed more than once. */
+export function billedTwice(sandbox: Sandbox): number {
+  return Object.values(sandbox.counters().byFingerprint).filter((n) => n > 1).length;
 }

@@ -21,6 +21,7 @@ import { registerTopicSchemas } from '../../src/producers/schema-registration.js
 import { cnpjFor, cpfFor, plateFor } from '../../src/sandbox/index.js';
 import { publish, testPrefix } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
+import { REPLAY_LINE_KEYS } from '../helpers/replay-line.js';
 
 type Line = Record<string, unknown> & { value?: Record<string, unknown>; headers: Record<string, string> };
 interface CliRun {
@@ -185,15 +186,7 @@ describe('replay over a window', () => {
     expect(ids.size).toBe(1200);
     const framed = run.lines.find((l) => l.value?.requestId === 'req-1204');
     expect(framed).toMatchObject({ topic: bulk, partition: 1204 % 3, key: 'key-4', timestamp: iso(1204) });
-    expect(Object.keys(framed ?? {})).toEqual([
-      'topic',
-      'partition',
-      'offset',
-      'timestamp',
-      'key',
-      'headers',
-      'value',
-    ]);
+    expect(Object.keys(framed ?? {})).toEqual(REPLAY_LINE_KEYS);
     expect(run.stderr).toMatch(
       /^replay: 1200 of 1200 messages written \(0 undecodable\) from 1 topic\(s\)\n$/,
     );

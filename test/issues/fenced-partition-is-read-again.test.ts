@@ -40,7 +40,6 @@ describe('a partition whose producer is fenced while it is still ours', () => {
     const transaction = await intruder.transaction();
     await transaction.abort();
     await intruder.disconnect();
-    await collector.waitFor(() => collector.outcomesByRequest().size >= total, 60_000, 'every outcome');
-    expectExactlyOneOutcomeEach(collector, 'fenced', total);
+    await expectExactlyOneOutcomeEach(collector, 'fenced', total, 60_000);
   });
 });
