@@ -85,6 +85,34 @@ export interface StartedProcess extends OnPrefix {
 /** Registers the file's clean-up hooks and returns what its tests open. */
 export function useTestKafka(): TestKafka {
   const kafka = testKafka();
+  const onCleanup = cleanupHooks();
+  const parts = openers(kafka, onCleanup);
+  const stack: TestKafka = {
+    ...parts,
+    start: (name, options) => stack.startAt(testPrefix(name), options),
+    async startAt(prefix, options = {}) {
+      const sandbox = await parts.sandbox(options.knobs);
+      const running = await parts.service(prefix, sandbox, options.env, options.service);
+      const collector = await parts.collector(prefix, options.registryUrl);
+      const admin = (path: string): Promise<Response> =>
+        fetch(`http://127.0.0.1:${running.service.adminPort}${path}`);
+      return { ...running, ...onPrefix(kafka, prefix, sandbox, collector), admin };
+    },
+    startProcess: (name, options) => stack.startProcessAt(testPrefix(name), options),
+    async startProcessAt(prefix, options = {}) {
+      const sandbox = await parts.sandbox(options.knobs);
+      const env = serviceEnv(prefix, sandbox, options.env);
+      const child = await parts.spawn(env);
+      // After the service: it creates the topics.
+      const collector = await parts.collector(prefix, options.registryUrl);
+      return { ...onPrefix(kafka, prefix, sandbox, collector), env, child };
+    },
+  };
+  return stack;
+}
+
+/** What a test opened closes after it; what `beforeAll` opened, after the file. */
+function cleanupHooks(): (close: Close) => void {
   const perFile: Close[] = [];
   let perTest: Close[] | undefined;
   const closeAll = async (closers: Close[]): Promise<void> => {
@@ -99,10 +127,16 @@ export function useTestKafka(): TestKafka {
     await closeAll(closers);
   });
   afterAll(() => closeAll(perFile));
-  const onCleanup = (close: Close): void => {
+  return (close) => {
     (perTest ?? perFile).push(close);
   };
-  const stack: TestKafka = {
+}
+
+type Openers = Omit<TestKafka, 'start' | 'startAt' | 'startProcess' | 'startProcessAt'>;
+
+/** Each part on its own, its closer registered as it opens. */
+function openers(kafka: Kafka, onCleanup: (close: Close) => void): Openers {
+  return {
     kafka,
     onCleanup,
     async admin() {
@@ -130,26 +164,7 @@ export function useTestKafka(): TestKafka {
       return { service: { ...service, stop }, config };
     },
     spawn: (env) => spawnService(env, onCleanup),
-    start: (name, options) => stack.startAt(testPrefix(name), options),
-    async startAt(prefix, options = {}) {
-      const sandbox = await stack.sandbox(options.knobs);
-      const running = await stack.service(prefix, sandbox, options.env, options.service);
-      const collector = await stack.collector(prefix, options.registryUrl);
-      const admin = (path: string): Promise<Response> =>
-        fetch(`http://127.0.0.1:${running.service.adminPort}${path}`);
-      return { ...running, ...onPrefix(kafka, prefix, sandbox, collector), admin };
-    },
-    startProcess: (name, options) => stack.startProcessAt(testPrefix(name), options),
-    async startProcessAt(prefix, options = {}) {
-      const sandbox = await stack.sandbox(options.knobs);
-      const env = serviceEnv(prefix, sandbox, options.env);
-      const child = await stack.spawn(env);
-      // After the service: it creates the topics.
-      const collector = await stack.collector(prefix, options.registryUrl);
-      return { ...onPrefix(kafka, prefix, sandbox, collector), env, child };
-    },
   };
-  return stack;
 }
 
 function onPrefix(kafka: Kafka, prefix: string, sandbox: Sandbox, collector: OutcomeCollector): OnPrefix {
