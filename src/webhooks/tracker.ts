@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Origin } from '../contract/envelopes.js';
-import type { CreatedSearch } from '../handlers/vehicle-async.js';
+import type { CreatedSearch } from '../handlers/index.js';
 import type { ScheduleLimiter } from '../limits/types.js';
 import type { VendorClient } from '../vendor-api/client.js';
 import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-async.js';

@@ -20,7 +20,8 @@ import {
 
 type RandomSource = () => number;
 
-function seededRandom(seed: number): RandomSource {
+/** A small deterministic generator (mulberry32), so that a failing run can be repeated. */
+export function seededRandom(seed: number): RandomSource {
   let state = Math.trunc(seed) >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

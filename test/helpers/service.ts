@@ -3,11 +3,11 @@
  * stack, on a random topic prefix and group so that test files never see each other's messages.
  */
 import { Partitioners, type Consumer, type IHeaders, type Kafka } from 'kafkajs';
-import { afterEach, expect, inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { OPERATIONS, topicNames, type TopicNames } from '../../src/contract/operations.js';
-import { startService, type Service } from '../../src/main.js';
+import { startService, type Service, type ServiceOptions } from '../../src/main.js';
 import { createRegistryClient } from '../../src/producers/registry-client.js';
 import { registryCodec, type ValueCodec } from '../../src/producers/value-codec.js';
 import { cpfFor, type Sandbox } from '../../src/sandbox/index.js';
@@ -54,9 +54,10 @@ export async function startTestService(
   prefix: string,
   sandbox: Sandbox,
   overrides: Record<string, string> = {},
+  options: ServiceOptions = {},
 ): Promise<TestService> {
   const config = loadConfig(serviceEnv(prefix, sandbox, overrides));
-  const service = await startService(config, pino({ level: config.LOG_LEVEL }));
+  const service = await startService(config, pino({ level: config.LOG_LEVEL }), options);
   return { service, config };
 }
 
@@ -209,23 +210,28 @@ export function summaryRequests(tag: string, count: number, offset: number): Req
   });
 }
 
-/** Registers an after-each hook that closes, last first, what a test opened. */
-export function closeAfterEach(): (close: () => Promise<void>) => void {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-  return (close) => {
-    cleanups.push(close);
-  };
-}
-
-/** Every request tagged `<tag>-…` has one outcome, and there are `count` of them. */
-export function expectExactlyOneOutcomeEach(collector: OutcomeCollector, tag: string, count: number): void {
+/**
+ * Waits up to `timeoutMs` for `count` outcomes, and a moment more for late duplicates (they
+ * would arrive after the last new outcome); then every request tagged `<tag>-…` has exactly one
+ * outcome, and there are `count` of them.
+ */
+export async function expectExactlyOneOutcomeEach(
+  collector: OutcomeCollector,
+  tag: string,
+  count: number,
+  timeoutMs: number,
+): Promise<void> {
+  await collector.waitFor(() => collector.outcomesByRequest().size >= count, timeoutMs, 'every outcome');
+  await new Promise((resolve) => setTimeout(resolve, 1500));
   const mine = [...collector.outcomesByRequest().entries()].filter(([id]) => id.startsWith(`${tag}-`));
   expect(mine).toHaveLength(count);
   const duplicated = mine
     .filter(([, outcomes]) => outcomes.length !== 1)
     .map(([id, outcomes]) => `${id}×${outcomes.length}`);
   expect(duplicated).toEqual([]);
+}
+
+/** How many distinct requests the sandbox billed more than once. */
+export function billedTwice(sandbox: Sandbox): number {
+  return Object.values(sandbox.counters().byFingerprint).filter((n) => n > 1).length;
 }

@@ -8,8 +8,8 @@ import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
-import type { Admin, Kafka, Message } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Admin, Message } from 'kafkajs';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { openClients } from '../../src/audit/clients.js';
 import { registerAuditCommands, type AuditIo } from '../../src/audit/commands.js';
 import { noProgress } from '../../src/audit/progress.js';
@@ -18,15 +18,10 @@ import { loadAuditConfig } from '../../src/config.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { createRegistryClient } from '../../src/producers/registry-client.js';
 import { registerTopicSchemas } from '../../src/producers/schema-registration.js';
-import { cnpjFor, cpfFor, createSandbox, plateFor } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  SANDBOX_KEY,
-  publish,
-  startTestService,
-  testKafka,
-  testPrefix,
-} from '../helpers/service.js';
+import { cnpjFor, cpfFor, plateFor } from '../../src/sandbox/index.js';
+import { publish, testPrefix } from '../helpers/service.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
+import { REPLAY_LINE_KEYS } from '../helpers/replay-line.js';
 
 type Line = Record<string, unknown> & { value?: Record<string, unknown>; headers: Record<string, string> };
 interface CliRun {
@@ -35,7 +30,8 @@ interface CliRun {
   lines: Line[];
 }
 
-let kafka: Kafka;
+const stack = useTestKafka();
+const { kafka } = stack;
 let admin: Admin;
 const prefix = testPrefix('audit');
 const clientId = `${prefix}.auditor`;
@@ -171,16 +167,10 @@ async function writeTransactions(): Promise<void> {
 }
 
 beforeAll(async () => {
-  kafka = testKafka();
-  admin = kafka.admin();
-  await admin.connect();
+  admin = await stack.admin();
   await createTopics([bulk], () => 3);
   await writeBulk();
   await writeTransactions();
-});
-
-afterAll(async () => {
-  await admin.disconnect();
 });
 
 describe('replay over a window', () => {
@@ -196,15 +186,7 @@ describe('replay over a window', () => {
     expect(ids.size).toBe(1200);
     const framed = run.lines.find((l) => l.value?.requestId === 'req-1204');
     expect(framed).toMatchObject({ topic: bulk, partition: 1204 % 3, key: 'key-4', timestamp: iso(1204) });
-    expect(Object.keys(framed ?? {})).toEqual([
-      'topic',
-      'partition',
-      'offset',
-      'timestamp',
-      'key',
-      'headers',
-      'value',
-    ]);
+    expect(Object.keys(framed ?? {})).toEqual(REPLAY_LINE_KEYS);
     expect(run.stderr).toMatch(
       /^replay: 1200 of 1200 messages written \(0 undecodable\) from 1 topic\(s\)\n$/,
     );
@@ -379,81 +361,71 @@ describe('the trail of one request', () => {
 
 describe('redrive', () => {
   it('republishes dead letters; a paid requestId reuses its outcome, an unpaid one is paid once', async () => {
-    const p = testPrefix('audit_redrive');
+    const {
+      prefix: p,
+      sandbox,
+      collector,
+    } = await stack.start('audit_redrive', {
+      env: { RETRY_MAX_ATTEMPTS: '1' },
+    });
     const names = topicNames(p);
-    const sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
-    const running = await startTestService(p, sandbox, { RETRY_MAX_ATTEMPTS: '1' });
-    const collector = new OutcomeCollector(kafka, p);
-    await collector.start();
-    try {
-      const paid = { requestId: 'paid-1', params: { taxId: cpfFor('happy', 31) } };
-      await publish(kafka, names.request('lawsuits-summary'), [{ key: paid.params.taxId, value: paid }]);
-      await collector.waitFor(() => collector.results().length === 1, 30_000, 'the paid result');
-      sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 503 });
-      const failing = { requestId: 'failed-1', params: { licensePlate: plateFor('found', 32) } };
-      await publish(kafka, names.request('vehicle'), [{ key: failing.params.licensePlate, value: failing }]);
-      await collector.waitFor(() => collector.errors().length === 1, 30_000, 'the genuine dead letter');
-      sandbox.setKnobs({ errorRate: 0 });
-      // Crafted: the paid request as if it had then failed, and an unreadable request as raw bytes.
-      const unreadable = { requestId: 'raw-1', params: { taxId: cnpjFor('happy', 33) } };
-      const raw = { raw: Buffer.from(JSON.stringify(unreadable)).toString('base64') };
-      await publish(kafka, names.errors, [
-        {
-          key: paid.params.taxId,
-          value: deadLetter(
-            'paid-1',
-            'lawsuits-summary',
-            'internal',
-            paid,
-            names.request('lawsuits-summary'),
-          ),
-        },
-        {
-          key: unreadable.params.taxId,
-          value: deadLetter('raw-1', 'company-partners', 'internal', raw, names.request('company-partners')),
-        },
-      ]);
-      const billedBefore = sandbox.counters().byOperation;
-      expect(billedBefore).toEqual({ 'lawsuits-summary': 1 });
+    const paid = { requestId: 'paid-1', params: { taxId: cpfFor('happy', 31) } };
+    await publish(kafka, names.request('lawsuits-summary'), [{ key: paid.params.taxId, value: paid }]);
+    await collector.waitFor(() => collector.results().length === 1, 30_000, 'the paid result');
+    sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 503 });
+    const failing = { requestId: 'failed-1', params: { licensePlate: plateFor('found', 32) } };
+    await publish(kafka, names.request('vehicle'), [{ key: failing.params.licensePlate, value: failing }]);
+    await collector.waitFor(() => collector.errors().length === 1, 30_000, 'the genuine dead letter');
+    sandbox.setKnobs({ errorRate: 0 });
+    // Crafted: the paid request as if it had then failed, and an unreadable request as raw bytes.
+    const unreadable = { requestId: 'raw-1', params: { taxId: cnpjFor('happy', 33) } };
+    const raw = { raw: Buffer.from(JSON.stringify(unreadable)).toString('base64') };
+    await publish(kafka, names.errors, [
+      {
+        key: paid.params.taxId,
+        value: deadLetter('paid-1', 'lawsuits-summary', 'internal', paid, names.request('lawsuits-summary')),
+      },
+      {
+        key: unreadable.params.taxId,
+        value: deadLetter('raw-1', 'company-partners', 'internal', raw, names.request('company-partners')),
+      },
+    ]);
+    const billedBefore = sandbox.counters().byOperation;
+    expect(billedBefore).toEqual({ 'lawsuits-summary': 1 });
 
-      const dry = await cli(`redrive --prefix ${p} --dry-run`);
-      expect(dry.lines.map((l) => [l.action, l.requestId, l.encoding])).toEqual(
-        expect.arrayContaining([
-          ['would-redrive', 'failed-1', 'json'],
-          ['would-redrive', 'paid-1', 'json'],
-          ['would-redrive', 'raw-1', 'raw'],
-        ]),
-      );
-      const onlyOne = await cli(`redrive --prefix ${p} --dry-run --error-kind upstream_unavailable`);
-      expect(onlyOne.lines.map((l) => l.requestId)).toEqual(['failed-1']);
-      const requestsBefore = await cli(`replay --prefix ${p} --kind requests`);
-      expect(requestsBefore.lines).toHaveLength(2);
+    const dry = await cli(`redrive --prefix ${p} --dry-run`);
+    expect(dry.lines.map((l) => [l.action, l.requestId, l.encoding])).toEqual(
+      expect.arrayContaining([
+        ['would-redrive', 'failed-1', 'json'],
+        ['would-redrive', 'paid-1', 'json'],
+        ['would-redrive', 'raw-1', 'raw'],
+      ]),
+    );
+    const onlyOne = await cli(`redrive --prefix ${p} --dry-run --error-kind upstream_unavailable`);
+    expect(onlyOne.lines.map((l) => l.requestId)).toEqual(['failed-1']);
+    const requestsBefore = await cli(`replay --prefix ${p} --kind requests`);
+    expect(requestsBefore.lines).toHaveLength(2);
 
-      const redrive = await cli(`redrive --prefix ${p}`);
-      expect(redrive.code).toBe(0);
-      expect(redrive.lines.map((l) => l.action)).toEqual(['redriven', 'redriven', 'redriven']);
-      await collector.waitFor(() => collector.results().length === 4, 30_000, 'three redriven results');
-      const byId = (id: string) => collector.results().filter((r) => r.value.requestId === id);
-      expect(byId('paid-1').map((r) => r.value.attempts)).toEqual([1, 0]); // reused, not paid again
-      expect(byId('failed-1')).toHaveLength(1);
-      expect(byId('raw-1')).toHaveLength(1);
-      expect(sandbox.counters().byOperation).toEqual({
-        'lawsuits-summary': 1,
-        vehicle: 1,
-        'company-partners': 1,
-      });
-      const requestsAfter = await cli(`replay --prefix ${p} --kind requests --request-id paid-1`);
-      const redriven = requestsAfter.lines.find((l) => l.headers['x-redrive-of'] !== undefined);
-      expect(redriven?.headers['x-redrive-of']).toMatch(
-        new RegExp(`^${names.errors.replace(/\./g, '\\.')}/\\d/\\d+$`),
-      );
-      expect(redriven?.key).toBe(paid.params.taxId);
-      expect(redriven?.value).toEqual(paid);
-    } finally {
-      await collector.stop();
-      await running.service.stop();
-      await sandbox.close();
-    }
+    const redrive = await cli(`redrive --prefix ${p}`);
+    expect(redrive.code).toBe(0);
+    expect(redrive.lines.map((l) => l.action)).toEqual(['redriven', 'redriven', 'redriven']);
+    await collector.waitFor(() => collector.results().length === 4, 30_000, 'three redriven results');
+    const byId = (id: string) => collector.results().filter((r) => r.value.requestId === id);
+    expect(byId('paid-1').map((r) => r.value.attempts)).toEqual([1, 0]); // reused, not paid again
+    expect(byId('failed-1')).toHaveLength(1);
+    expect(byId('raw-1')).toHaveLength(1);
+    expect(sandbox.counters().byOperation).toEqual({
+      'lawsuits-summary': 1,
+      vehicle: 1,
+      'company-partners': 1,
+    });
+    const requestsAfter = await cli(`replay --prefix ${p} --kind requests --request-id paid-1`);
+    const redriven = requestsAfter.lines.find((l) => l.headers['x-redrive-of'] !== undefined);
+    expect(redriven?.headers['x-redrive-of']).toMatch(
+      new RegExp(`^${names.errors.replace(/\./g, '\\.')}/\\d/\\d+$`),
+    );
+    expect(redriven?.key).toBe(paid.params.taxId);
+    expect(redriven?.value).toEqual(paid);
   });
 });
 

@@ -7,47 +7,41 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleAuditEventSchema } from '../../src/contract/audit-events.js';
 import { topicNames } from '../../src/contract/operations.js';
-import { cpfFor, createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  SANDBOX_KEY,
-  publish,
-  startTestService,
-  testKafka,
-  testPrefix,
-  type TestService,
-} from '../helpers/service.js';
+import { cpfFor, type Sandbox } from '../../src/sandbox/index.js';
+import { OutcomeCollector, publish, testPrefix } from '../helpers/service.js';
+import { useTestKafka, type Started } from '../helpers/test-kafka.js';
 
 const READ_TOKEN = 'read-only-token-0123456789';
 const OPERATOR_TOKEN = 'operator-token-0123456789';
 const SHOTS = join(import.meta.dirname, '..', 'screenshots');
 
-const kafka = testKafka();
+const stack = useTestKafka();
+const { kafka } = stack;
 const prefix = testPrefix('console');
 const names = topicNames(prefix);
 let sandbox: Sandbox;
-let running: TestService;
+let running: Started;
 let collector: OutcomeCollector;
 let browser: BrowserContext;
 let base: string;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
-  running = await startTestService(prefix, sandbox, {
-    RETRY_MAX_ATTEMPTS: '1',
-    VENDOR_RATE_PER_SECOND: '20',
-    CONSOLE_TOKEN: READ_TOKEN,
-    CONSOLE_OPERATOR_TOKEN: OPERATOR_TOKEN,
-    ADMIN_HOST: '127.0.0.1',
-    ADMIN_PORT: '0',
+  running = await stack.startAt(prefix, {
+    env: {
+      RETRY_MAX_ATTEMPTS: '1',
+      VENDOR_RATE_PER_SECOND: '20',
+      CONSOLE_TOKEN: READ_TOKEN,
+      CONSOLE_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      ADMIN_HOST: '127.0.0.1',
+      ADMIN_PORT: '0',
+    },
   });
+  ({ sandbox, collector } = running);
   base = `http://127.0.0.1:${String(running.service.adminPort)}`;
-  collector = new OutcomeCollector(kafka, prefix);
-  await collector.start();
   // A fresh profile per run: launchPersistentContext is how playwright takes the directory.
   browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'console-chromium-')), {
     executablePath: '/usr/bin/chromium',
@@ -62,13 +56,7 @@ beforeAll(async () => {
       '--disable-sync',
     ],
   });
-});
-
-afterAll(async () => {
-  await browser.close();
-  await collector.stop();
-  await running.service.stop();
-  await sandbox.close();
+  stack.onCleanup(() => browser.close());
 });
 
 const request = (i: number): { requestId: string; params: { taxId: string } } => ({

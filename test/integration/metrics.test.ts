@@ -3,47 +3,22 @@
  * moves when the thing it counts happens (breaker pauses, 429s, reused paid outcomes, spend
  * caps, transactions, lag, webhooks, pending and expired searches).
  */
-import type { Kafka } from 'kafkajs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { createSandbox, plateFor, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  closeAfterEach,
-  publish,
-  SANDBOX_KEY,
-  startTestService,
-  summaryRequests,
-  testKafka,
-  testPrefix,
-  type TestService,
-} from '../helpers/service.js';
+import { plateFor } from '../../src/sandbox/index.js';
+import { publish, summaryRequests } from '../helpers/service.js';
+import { quickBreakerEnv, serverErrors, useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
-const onCleanup = closeAfterEach();
-
-beforeAll(() => {
-  kafka = testKafka();
-});
+const { kafka, start } = useTestKafka();
 
 async function setup(name: string, env: Record<string, string>) {
-  const prefix = testPrefix(name);
-  const sandbox: Sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
-  onCleanup(() => sandbox.close());
-  const running: TestService = await startTestService(prefix, sandbox, {
-    CONSUMER_LAG_INTERVAL_MS: '200',
-    ...env,
-  });
-  onCleanup(() => running.service.stop());
-  const collector = new OutcomeCollector(kafka, prefix);
-  await collector.start();
-  onCleanup(() => collector.stop());
+  const started = await start(name, { env: { CONSUMER_LAG_INTERVAL_MS: '200', ...env } });
   const scrape = async (): Promise<string> => {
-    const response = await fetch(`http://127.0.0.1:${running.service.adminPort}/metrics`);
+    const response = await started.admin('/metrics');
     expect(response.status).toBe(200);
     return response.text();
   };
-  return { prefix, sandbox, running, collector, scrape };
+  return { ...started, scrape };
 }
 
 /** The value of the first sample line of `name` whose labels include every one of `labels`. */
@@ -71,17 +46,15 @@ const positive = (value: number | undefined): boolean => value !== undefined && 
 
 describe('metrics', () => {
   it('shows a partition paused by the breaker, the breaker state, its transitions and the retries', async () => {
-    const { prefix, sandbox, collector, scrape } = await setup('m-breaker', {
-      RETRY_MAX_ATTEMPTS: '6',
-      RETRY_BASE_MS: '20',
-      RETRY_MAX_DELAY_MS: '50',
-      BREAKER_FAILURE_THRESHOLD: '3',
-      BREAKER_COOLDOWN_MS: '1500',
-      VENDOR_MAX_CONCURRENT: '2',
-    });
-    const topic = topicNames(prefix).request('lawsuits-summary');
-    sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 500 });
-    await publish(kafka, topic, summaryRequests('m-outage', 6, 700));
+    const {
+      summaryTopic: topic,
+      sandbox,
+      collector,
+      scrape,
+      publishSummaries,
+    } = await setup('m-breaker', quickBreakerEnv(6, 3, 1500, { VENDOR_MAX_CONCURRENT: '2' }));
+    sandbox.setKnobs(serverErrors(500));
+    await publishSummaries('m-outage', 6, 700);
     const open = await eventually(
       scrape,
       (t) =>
@@ -176,12 +149,15 @@ describe('metrics', () => {
   });
 
   it('pauses an operation at its spend cap and shows the calls of the hour against it', async () => {
-    const { prefix, scrape } = await setup('m-cap', {
+    const {
+      summaryTopic: topic,
+      scrape,
+      publishSummaries,
+    } = await setup('m-cap', {
       VENDOR_LIMITS: '{"lawsuits-summary":{"spendCapPerHour":2}}',
       SHUTDOWN_TIMEOUT_MS: '500',
     });
-    const topic = topicNames(prefix).request('lawsuits-summary');
-    await publish(kafka, topic, summaryRequests('m-cap', 4, 740));
+    await publishSummaries('m-cap', 4, 740);
     const text = await eventually(
       scrape,
       (t) => positive(sample(t, 'verification_partitions_paused', { topic, reason: 'spend-cap' })),
@@ -192,7 +168,7 @@ describe('metrics', () => {
   });
 
   it('counts webhook calls by answer code, pending and expired searches', async () => {
-    const { prefix, sandbox, running, scrape } = await setup('m-search', {
+    const { prefix, sandbox, service, scrape } = await setup('m-search', {
       WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',
       WEBHOOK_SECRET: 'a-secret-of-enough-length',
       VEHICLE_SEARCH_POLL_MS: '200',
@@ -209,7 +185,7 @@ describe('metrics', () => {
       (t) => sample(t, 'verification_vehicle_searches_pending') === 1,
       'a pending search',
     );
-    const unsigned = await fetch(`http://127.0.0.1:${running.service.httpPort}/webhooks/vehicle-search`, {
+    const unsigned = await fetch(`http://127.0.0.1:${service.httpPort}/webhooks/vehicle-search`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{}',
@@ -222,7 +198,7 @@ describe('metrics', () => {
     );
     expect(sample(text, 'verification_webhook_calls_total', { code: String(unsigned.status) })).toBe(1);
     expect(sample(text, 'verification_vehicle_searches_pending')).toBe(0);
-    const publicMetrics = await fetch(`http://127.0.0.1:${running.service.httpPort}/metrics`);
+    const publicMetrics = await fetch(`http://127.0.0.1:${service.httpPort}/metrics`);
     expect(publicMetrics.status).toBe(404);
   });
 });

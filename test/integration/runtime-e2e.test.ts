@@ -2,40 +2,25 @@
  * The pipeline of contract.md end to end on the real stack: every operation, CloudEvents
  * headers and the registry's wire format, per-key order under concurrency, poison messages.
  */
-import type { Kafka } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS, topicNames } from '../../src/contract/operations.js';
 import { sampleKey, sampleParams } from '../../src/demo/samples.js';
-import { createSandbox, cpfFor, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  SANDBOX_KEY,
-  publish,
-  startTestService,
-  testKafka,
-  testPrefix,
-  type TestService,
-} from '../helpers/service.js';
+import { cpfFor, type Sandbox } from '../../src/sandbox/index.js';
+import { OutcomeCollector, publish, testPrefix } from '../helpers/service.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
+const stack = useTestKafka();
+const { kafka } = stack;
 let sandbox: Sandbox;
-let running: TestService;
 let collector: OutcomeCollector;
 const prefix = testPrefix('e2e');
 const topics = topicNames(prefix);
 
 beforeAll(async () => {
-  kafka = testKafka();
-  sandbox = await createSandbox({ apiKey: SANDBOX_KEY, knobs: { latencyMeanMs: 5, latencyJitterMs: 5 } });
-  running = await startTestService(prefix, sandbox, { MAX_REQUEST_BYTES: String(512 * 1024) });
-  collector = new OutcomeCollector(kafka, prefix);
-  await collector.start();
-});
-
-afterAll(async () => {
-  await collector.stop();
-  await running.service.stop();
-  await sandbox.close();
+  ({ sandbox, collector } = await stack.startAt(prefix, {
+    knobs: { latencyMeanMs: 5, latencyJitterMs: 5 },
+    env: { MAX_REQUEST_BYTES: String(512 * 1024) },
+  }));
 });
 
 describe('runtime end to end', () => {

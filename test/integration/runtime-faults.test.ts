@@ -3,53 +3,24 @@
  * circuit breaker, pauses the operation instead of draining it into the errors topic, and
  * closes again by itself.
  */
-import type { Kafka } from 'kafkajs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { createSandbox, cpfFor, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  closeAfterEach,
-  summaryRequests,
-  SANDBOX_KEY,
-  publish,
-  startTestService,
-  testKafka,
-  testPrefix,
-  type TestService,
-} from '../helpers/service.js';
+import { cpfFor } from '../../src/sandbox/index.js';
+import { publish } from '../helpers/service.js';
+import { quickBreakerEnv, serverErrors, useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
-const onCleanup = closeAfterEach();
-
-beforeAll(() => {
-  kafka = testKafka();
-});
-
-async function setup(
-  name: string,
-  env: Record<string, string>,
-): Promise<{ sandbox: Sandbox; collector: OutcomeCollector; running: TestService; prefix: string }> {
-  const prefix = testPrefix(name);
-  const sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
-  onCleanup(() => sandbox.close());
-  const running = await startTestService(prefix, sandbox, env);
-  onCleanup(() => running.service.stop());
-  const collector = new OutcomeCollector(kafka, prefix);
-  await collector.start();
-  onCleanup(() => collector.stop());
-  return { sandbox, collector, running, prefix };
-}
+const { kafka, start } = useTestKafka();
+const setup = (name: string, env: Record<string, string>) => start(name, { env });
 
 describe('runtime under vendor failures', () => {
   it('retries retryable failures with backoff, then dead-letters them with the attempts', async () => {
-    const { sandbox, collector, prefix } = await setup('retry', {
+    const { sandbox, collector, publishSummaries } = await setup('retry', {
       RETRY_MAX_ATTEMPTS: '3',
       RETRY_BASE_MS: '20',
       BREAKER_FAILURE_THRESHOLD: '1000',
     });
-    sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 503 });
-    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), summaryRequests('retry', 3, 400));
+    sandbox.setKnobs(serverErrors(503));
+    await publishSummaries('retry', 3, 400);
     await collector.waitFor(() => collector.errors().length === 3, 30_000, 'three dead letters');
     for (const error of collector.errors()) {
       expect(error.value).toMatchObject({
@@ -63,11 +34,11 @@ describe('runtime under vendor failures', () => {
   });
 
   it('dead-letters a vendor rejection at once, without retrying it', async () => {
-    const { sandbox, collector, prefix } = await setup('reject', {
+    const { sandbox, collector, publishSummaries } = await setup('reject', {
       RETRY_MAX_ATTEMPTS: '5',
       VENDOR_API_KEY: 'revoked-key',
     });
-    await publish(kafka, topicNames(prefix).request('lawsuits-summary'), summaryRequests('reject', 2, 420));
+    await publishSummaries('reject', 2, 420);
     await collector.waitFor(() => collector.errors().length === 2, 30_000, 'two dead letters');
     for (const error of collector.errors()) {
       expect(error.value).toMatchObject({
@@ -94,22 +65,17 @@ describe('runtime under vendor failures', () => {
   });
 
   it('pauses an operation during an outage instead of draining it, and resumes by itself', async () => {
-    const { sandbox, collector, prefix } = await setup('breaker', {
-      RETRY_MAX_ATTEMPTS: '6',
-      RETRY_BASE_MS: '20',
-      RETRY_MAX_DELAY_MS: '50',
-      BREAKER_FAILURE_THRESHOLD: '3',
-      BREAKER_COOLDOWN_MS: '400',
-      VENDOR_MAX_CONCURRENT: '4',
-    });
-    const topic = topicNames(prefix).request('lawsuits-summary');
-    sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 500 });
-    await publish(kafka, topic, summaryRequests('outage', 20, 440));
+    const { sandbox, collector, publishSummaries } = await setup(
+      'breaker',
+      quickBreakerEnv(6, 3, 400, { VENDOR_MAX_CONCURRENT: '4' }),
+    );
+    sandbox.setKnobs(serverErrors(500));
+    await publishSummaries('outage', 20, 440);
     await collector.waitFor(() => sandbox.counters().faults >= 3, 20_000, 'the outage to be seen');
     // While open, only one probe per cool-down reaches the vendor; more requests do not add calls.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const duringOutage = sandbox.counters().faults;
-    await publish(kafka, topic, summaryRequests('outage-more', 20, 460));
+    await publishSummaries('outage-more', 20, 460);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const afterMore = sandbox.counters().faults;
     expect(afterMore - duringOutage).toBeLessThanOrEqual(4);

@@ -6,29 +6,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { Kafka } from 'kafkajs';
-import { pino } from 'pino';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { startService } from '../../src/main.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  closeAfterEach,
-  publish,
-  SANDBOX_KEY,
-  serviceEnv,
-  summaryRequests,
-  testKafka,
-  testPrefix,
-} from '../helpers/service.js';
+import { publish, summaryRequests } from '../helpers/service.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
-const onCleanup = closeAfterEach();
-beforeAll(() => {
-  kafka = testKafka();
-});
+const { kafka, onCleanup, start } = useTestKafka();
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const UPSTREAM_SPAN = '00f067aa0ba902b7';
@@ -51,18 +34,10 @@ interface FlatSpan {
 
 /** Runs one traced request through a service; returns the result's traceparent header. */
 async function tracedRequest(name: string, env: Record<string, string>, spanExporter?: InMemorySpanExporter) {
-  const prefix = testPrefix(name);
-  const sandbox: Sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
-  onCleanup(() => sandbox.close());
-  const config = loadConfig(serviceEnv(prefix, sandbox, env));
-  const service = await startService(config, pino({ level: 'silent' }), spanExporter ? { spanExporter } : {});
-  let stopped = false;
-  onCleanup(async () => {
-    if (!stopped) await service.stop();
+  const { prefix, service, collector } = await start(name, {
+    env,
+    service: spanExporter ? { spanExporter } : {},
   });
-  const collector = new OutcomeCollector(kafka, prefix);
-  await collector.start();
-  onCleanup(() => collector.stop());
   const [request] = summaryRequests(name, 1, 800);
   if (!request) throw new Error('no request');
   await publish(kafka, topicNames(prefix).request('lawsuits-summary'), [
@@ -71,7 +46,6 @@ async function tracedRequest(name: string, env: Record<string, string>, spanExpo
   await collector.waitFor(() => collector.results().length === 1, 30_000, 'the result');
   // Stopping flushes the exporter (the batch processor holds spans for a few seconds).
   await service.stop();
-  stopped = true;
   return { result: collector.results()[0], taxId: String(request.key) };
 }
 

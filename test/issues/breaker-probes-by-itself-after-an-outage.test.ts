@@ -4,53 +4,23 @@
  * probe with: once every request in flight had given up, nothing was left to probe. Selfie
  * download failures, the requester's own fault, must not open the vendor's breaker either.
  */
-import { createServer, type AddressInfo } from 'node:net';
-import type { Kafka } from 'kafkajs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { createSandbox, cpfFor, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  closeAfterEach,
-  publish,
-  SANDBOX_KEY,
-  startTestService,
-  testKafka,
-  testPrefix,
-  type TestService,
-} from '../helpers/service.js';
+import { cpfFor } from '../../src/sandbox/index.js';
+import { freePort } from '../helpers/free-port.js';
+import { publish } from '../helpers/service.js';
+import { quickBreakerEnv, serverErrors, useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
-const onCleanup = closeAfterEach();
-
-beforeAll(() => {
-  kafka = testKafka();
-});
+const { kafka, start } = useTestKafka();
 
 async function setup(name: string, env: Record<string, string>) {
-  const prefix = testPrefix(name);
-  const sandbox: Sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
-  onCleanup(() => sandbox.close());
-  const running: TestService = await startTestService(prefix, sandbox, env);
-  onCleanup(() => running.service.stop());
-  const collector = new OutcomeCollector(kafka, prefix);
-  await collector.start();
-  onCleanup(() => collector.stop());
+  const started = await start(name, { env });
   const metric = async (line: string): Promise<number | undefined> => {
-    const text = await (await fetch(`http://127.0.0.1:${running.service.adminPort}/metrics`)).text();
+    const text = await (await started.admin('/metrics')).text();
     const found = text.split('\n').find((l) => l.startsWith(line));
     return found === undefined ? undefined : Number(found.slice(found.lastIndexOf(' ') + 1));
   };
-  return { prefix, sandbox, collector, metric };
-}
-
-/** A port nothing listens on (bound, read, closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  return { ...started, metric };
 }
 
 const summary = (requestId: string, taxId: string) => ({
@@ -60,16 +30,13 @@ const summary = (requestId: string, taxId: string) => ({
 
 describe('the circuit breaker never stalls an operation', () => {
   it('answers the requests queued behind an outage longer than the retry budget once the vendor recovers, without a restart', async () => {
-    const { prefix, sandbox, collector, metric } = await setup('breaker-stall', {
-      RETRY_MAX_ATTEMPTS: '2',
-      RETRY_BASE_MS: '20',
-      RETRY_MAX_DELAY_MS: '50',
-      RETRY_BUDGET_MS: '2000',
-      BREAKER_FAILURE_THRESHOLD: '2',
-      BREAKER_COOLDOWN_MS: '1000',
-    });
-    const topic = topicNames(prefix).request('lawsuits-summary');
-    sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 503 });
+    const {
+      summaryTopic: topic,
+      sandbox,
+      collector,
+      metric,
+    } = await setup('breaker-stall', quickBreakerEnv(2, 2, 1000, { RETRY_BUDGET_MS: '2000' }));
+    sandbox.setKnobs(serverErrors(503));
     // The first request spends its whole retry budget and opens the breaker as it gives up:
     // nothing is left in flight to probe with.
     await publish(kafka, topic, [summary('stall-0', cpfFor('happy', 600))]);
@@ -96,7 +63,7 @@ describe('the circuit breaker never stalls an operation', () => {
       BREAKER_FAILURE_THRESHOLD: '3',
       BREAKER_COOLDOWN_MS: '600000',
     });
-    const port = await closedPort();
+    const port = await freePort();
     const topic = topicNames(prefix).request('face-document-lookup');
     const cpf = cpfFor('face-match', 610);
     const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(64, 7)]).toString(

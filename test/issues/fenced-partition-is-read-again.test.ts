@@ -7,45 +7,26 @@
  * the next rebalance. Here the fence comes from a producer that takes over a partition's
  * transactional id while requests are in flight; every request must still be answered.
  */
-import { Partitioners, type Kafka } from 'kafkajs';
-import { beforeAll, describe, it } from 'vitest';
-import { topicNames } from '../../src/contract/operations.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  closeAfterEach,
-  expectExactlyOneOutcomeEach,
-  publish,
-  startTestService,
-  summaryRequests,
-  SANDBOX_KEY,
-  testKafka,
-  testPrefix,
-} from '../helpers/service.js';
+import { Partitioners } from 'kafkajs';
+import { describe, it } from 'vitest';
+import { expectExactlyOneOutcomeEach } from '../helpers/service.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
-const onCleanup = closeAfterEach();
-
-beforeAll(() => {
-  kafka = testKafka();
-});
+const { kafka, start } = useTestKafka();
 
 describe('a partition whose producer is fenced while it is still ours', () => {
   it('is read again from its committed offset, so every request is answered', async () => {
-    const prefix = testPrefix('fenced');
-    const sandbox = await createSandbox({
-      apiKey: SANDBOX_KEY,
+    const {
+      summaryTopic: topic,
+      config,
+      collector,
+      publishSummaries,
+    } = await start('fenced', {
       knobs: { latencyMeanMs: 400, latencyJitterMs: 0 },
+      env: { TOPIC_PARTITIONS: '1' },
     });
-    onCleanup(() => sandbox.close());
-    const { service, config } = await startTestService(prefix, sandbox, { TOPIC_PARTITIONS: '1' });
-    onCleanup(() => service.stop());
-    const collector = new OutcomeCollector(kafka, prefix);
-    await collector.start();
-    onCleanup(() => collector.stop());
-    const topic = topicNames(prefix).request('lawsuits-summary');
     const total = 60;
-    await publish(kafka, topic, summaryRequests('fenced', total, 5000));
+    await publishSummaries('fenced', total, 5000);
     await collector.waitFor(() => collector.results().length >= 5, 60_000, 'the first results');
     // Another producer with the partition's transactional id: the service's producer is fenced
     // at its next transaction, with later requests taken and not yet committed.
@@ -59,7 +40,6 @@ describe('a partition whose producer is fenced while it is still ours', () => {
     const transaction = await intruder.transaction();
     await transaction.abort();
     await intruder.disconnect();
-    await collector.waitFor(() => collector.outcomesByRequest().size >= total, 60_000, 'every outcome');
-    expectExactlyOneOutcomeEach(collector, 'fenced', total);
+    await expectExactlyOneOutcomeEach(collector, 'fenced', total, 60_000);
   });
 });

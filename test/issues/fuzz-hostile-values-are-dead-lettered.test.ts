@@ -5,75 +5,35 @@
  * FUZZ_COUNT sets the number of values (default 1,000; the issue's full run is 10,000).
  */
 import { randomBytes } from 'node:crypto';
-import { ConfigResourceTypes, type Kafka } from 'kafkajs';
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { cpfFor, createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  SANDBOX_KEY,
-  publish,
-  serviceEnv,
-  testKafka,
-  testPrefix,
-  type RequestMessage,
-} from '../helpers/service.js';
-import { rssMiB, spawnService } from '../helpers/service-process.js';
+import { cpfFor } from '../../src/sandbox/index.js';
+import { OutcomeCollector, publish, testPrefix, type RequestMessage } from '../helpers/service.js';
+import { seededRandom } from '../helpers/documents.js';
+import { rssMiB } from '../helpers/service-process.js';
+import { allowLargeValues, useTestKafka } from '../helpers/test-kafka.js';
 
 const COUNT = Number(process.env.FUZZ_COUNT ?? '1000');
-let kafka: Kafka;
-let sandbox: Sandbox;
+const stack = useTestKafka();
+const { kafka } = stack;
 /** The service as its own process: an exit is seen, and its RSS is its own, not the test's. */
 let service: ChildProcess;
 let collector: OutcomeCollector;
 const exits: (number | null)[] = [];
-const closers: (() => Promise<void>)[] = [];
 const prefix = testPrefix('fuzz');
 const topic = topicNames(prefix).request('lawsuits-summary');
 
 beforeAll(async () => {
-  kafka = testKafka();
-  sandbox = await createSandbox({ apiKey: SANDBOX_KEY, knobs: { latencyMeanMs: 1, latencyJitterMs: 1 } });
-  service = await spawnService(serviceEnv(prefix, sandbox), (close) => closers.push(close));
+  ({ child: service, collector } = await stack.startProcessAt(prefix, {
+    knobs: { latencyMeanMs: 1, latencyJitterMs: 1 },
+  }));
   service.once('exit', (code) => exits.push(code));
   // Its logs are not read: drained so that the pipes never fill.
   service.stdout?.resume();
   service.stderr?.resume();
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.alterConfigs({
-    validateOnly: false,
-    resources: [
-      {
-        type: ConfigResourceTypes.TOPIC,
-        name: topic,
-        configEntries: [{ name: 'max.message.bytes', value: String(4 << 20) }],
-      },
-    ],
-  });
-  await admin.disconnect();
-  collector = new OutcomeCollector(kafka, prefix);
-  await collector.start();
+  await allowLargeValues(kafka, topic, 4 << 20);
 }, 60_000);
-
-afterAll(async () => {
-  await collector.stop();
-  for (const close of closers) await close();
-  await sandbox.close();
-});
-
-/** A small deterministic generator, so a failing run can be repeated. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const valid = (i: number): string =>
   JSON.stringify({ requestId: `ok-${i}`, params: { taxId: cpfFor('happy', 20_000 + i) } });
@@ -147,7 +107,7 @@ async function publishChunked(messages: RequestMessage[]): Promise<void> {
 
 describe('fuzz: hostile values among valid requests', () => {
   it(`${COUNT} values: every hostile one dead-lettered, every valid one answered, no exit`, async () => {
-    const rnd = prng(14);
+    const rnd = seededRandom(14);
     const messages: RequestMessage[] = [];
     let hostile = 0;
     const byKind: Record<string, number> = {};

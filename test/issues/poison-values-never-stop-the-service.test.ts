@@ -5,25 +5,14 @@
  * dead-lettered, and the valid request behind it on the same key answered, with no exit.
  */
 import { randomBytes } from 'node:crypto';
-import { ConfigResourceTypes, type Kafka } from 'kafkajs';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { startService, type Service } from '../../src/main.js';
-import { cpfFor, createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  SANDBOX_KEY,
-  publish,
-  serviceEnv,
-  testKafka,
-  testPrefix,
-} from '../helpers/service.js';
+import { cpfFor } from '../../src/sandbox/index.js';
+import { OutcomeCollector, publish, testPrefix } from '../helpers/service.js';
+import { allowLargeValues, useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
-let sandbox: Sandbox;
-let service: Service;
+const stack = useTestKafka();
+const { kafka } = stack;
 let collector: OutcomeCollector;
 const fatal: unknown[] = [];
 const prefix = testPrefix('poison');
@@ -31,33 +20,13 @@ const topics = topicNames(prefix);
 const topic = topics.request('lawsuits-summary');
 
 beforeAll(async () => {
-  kafka = testKafka();
-  sandbox = await createSandbox({ apiKey: SANDBOX_KEY, knobs: { latencyMeanMs: 1, latencyJitterMs: 1 } });
-  const config = loadConfig(serviceEnv(prefix, sandbox));
-  service = await startService(config, pino({ level: 'silent' }), { onFatal: (error) => fatal.push(error) });
+  ({ collector } = await stack.startAt(prefix, {
+    knobs: { latencyMeanMs: 1, latencyJitterMs: 1 },
+    service: { onFatal: (error) => fatal.push(error) },
+  }));
   // Upstream may allow larger messages than the errors topic does.
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.alterConfigs({
-    validateOnly: false,
-    resources: [
-      {
-        type: ConfigResourceTypes.TOPIC,
-        name: topic,
-        configEntries: [{ name: 'max.message.bytes', value: String(8 << 20) }],
-      },
-    ],
-  });
-  await admin.disconnect();
-  collector = new OutcomeCollector(kafka, prefix);
-  await collector.start();
+  await allowLargeValues(kafka, topic, 8 << 20);
 }, 60_000);
-
-afterAll(async () => {
-  await collector.stop();
-  await service.stop();
-  await sandbox.close();
-});
 
 function valid(requestId: string, i: number): object {
   return { requestId, params: { taxId: cpfFor('happy', 9_000 + i) } };

@@ -11,30 +11,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import type { Kafka } from 'kafkajs';
-import { pino } from 'pino';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { startService } from '../../src/main.js';
-import { cpfFor, createSandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  SANDBOX_KEY,
-  closeAfterEach,
-  publish,
-  serviceEnv,
-  testKafka,
-  testPrefix,
-} from '../helpers/service.js';
+import { cpfFor } from '../../src/sandbox/index.js';
 import { freePort } from '../helpers/free-port.js';
+import { publish } from '../helpers/service.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
-const onCleanup = closeAfterEach();
-
-beforeAll(() => {
-  kafka = testKafka();
-});
+const { kafka, onCleanup, start } = useTestKafka();
 
 /** redis-server with the local stack's persistence, in the foreground; resolves once it answers. */
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
@@ -92,18 +76,11 @@ describe('Redis killed and restarted on its data', () => {
     });
     const port = await freePort();
     let redis = await startRedis(port, dir);
-    const prefix = testPrefix('redis-aof');
-    const sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
-    onCleanup(() => sandbox.close());
     const fatal: unknown[] = [];
-    const config = loadConfig(serviceEnv(prefix, sandbox, { REDIS_URL: `redis://127.0.0.1:${port}` }));
-    const service = await startService(config, pino({ level: 'silent' }), {
-      onFatal: (error) => fatal.push(error),
+    const { prefix, sandbox, collector } = await start('redis-aof', {
+      env: { REDIS_URL: `redis://127.0.0.1:${port}` },
+      service: { onFatal: (error) => fatal.push(error) },
     });
-    onCleanup(() => service.stop());
-    const collector = new OutcomeCollector(kafka, prefix);
-    await collector.start();
-    onCleanup(() => collector.stop());
     const topic = topicNames(prefix).request('lawsuits-summary');
     const request = { requestId: 'aof-1', params: { taxId: cpfFor('happy', 7_100) } };
 

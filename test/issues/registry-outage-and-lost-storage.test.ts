@@ -7,46 +7,29 @@
  * - /readyz said ready with the registry down.
  */
 import type { Kafka } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
 import { createRegistryClient } from '../../src/producers/registry-client.js';
-import { createSandbox, cpfFor, type Sandbox } from '../../src/sandbox/index.js';
+import { cpfFor } from '../../src/sandbox/index.js';
 import { OwnRegistry } from '../helpers/own-registry.js';
-import {
-  OutcomeCollector,
-  closeAfterEach,
-  publish,
-  SANDBOX_KEY,
-  startTestService,
-  testKafka,
-  testPrefix,
-  type TestService,
-} from '../helpers/service.js';
+import { publish, testPrefix } from '../helpers/service.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
-const onCleanup = closeAfterEach();
-const registries: OwnRegistry[] = [];
+const stack = useTestKafka();
+const { kafka, onCleanup } = stack;
 
-beforeAll(() => {
-  kafka = testKafka();
-});
-
-afterAll(async () => {
-  for (const registry of registries) await registry.close();
-});
-
-async function setup(name: string, registry: OwnRegistry) {
+/** The service against a registry of this file's own (closed after the test, last). */
+async function setup(name: string, persistent: boolean) {
+  const registry = await OwnRegistry.start({ persistent });
+  onCleanup(() => registry.close());
   const prefix = testPrefix(name);
-  const sandbox: Sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
-  onCleanup(() => sandbox.close());
-  const running: TestService = await startTestService(prefix, sandbox, {
+  const { service } = await stack.service(prefix, await stack.sandbox(), {
     SCHEMA_REGISTRY_URL: registry.url,
     DEPENDENCY_CHECK_INTERVAL_MS: '300',
   });
-  onCleanup(() => running.service.stop());
   const readyz = async (): Promise<number> =>
-    (await fetch(`http://127.0.0.1:${running.service.adminPort}/readyz`)).status;
-  return { prefix, readyz };
+    (await fetch(`http://127.0.0.1:${service.adminPort}/readyz`)).status;
+  return { prefix, registry, readyz };
 }
 
 async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
@@ -64,17 +47,13 @@ const request = (requestId: string, index: number) => {
 
 describe('a schema registry outage', () => {
   it('keeps a framed request until the registry answers, then answers it; /readyz says not ready meanwhile', async () => {
-    const registry = await OwnRegistry.start({ persistent: true });
-    registries.push(registry);
-    const { prefix, readyz } = await setup('registry-outage', registry);
+    const { prefix, registry, readyz } = await setup('registry-outage', true);
     const topic = topicNames(prefix).request('lawsuits-summary');
     const requestSchemaId = await registry.register(`${topic}-value`, {
       $schema: 'http://json-schema.org/draft-07/schema#',
       type: 'object',
     });
-    const collector = new OutcomeCollector(kafka, prefix, registry.url);
-    await collector.start();
-    onCleanup(() => collector.stop());
+    const collector = await stack.collector(prefix, registry.url);
     expect(await readyz()).toBe(200);
 
     await registry.stop();
@@ -97,9 +76,7 @@ describe('a schema registry outage', () => {
   });
 
   it('frames outputs with ids that name the service’s own subjects after the registry lost its storage', async () => {
-    const registry = await OwnRegistry.start({ persistent: false });
-    registries.push(registry);
-    const { prefix } = await setup('registry-lost', registry);
+    const { prefix, registry } = await setup('registry-lost', false);
     const topics = topicNames(prefix);
     const resultTopic = topics.result('lawsuits-summary');
     const raw = await rawReader(kafka, prefix, resultTopic);

@@ -3,20 +3,19 @@
  * not a failure. The command runs as a user runs it, a real process piped into `head`.
  */
 import { execFile } from 'node:child_process';
-import type { Admin, Kafka } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { publish, testKafka, testPrefix } from '../helpers/service.js';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { publish, testPrefix } from '../helpers/service.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
 const prefix = testPrefix('epipe');
 const topic = `${prefix}.results.vehicle`;
-let kafka: Kafka;
-let admin: Admin;
+const stack = useTestKafka();
+const { kafka } = stack;
 const from = new Date(Date.now() - 60_000).toISOString();
 
 beforeAll(async () => {
-  kafka = testKafka();
-  admin = kafka.admin();
-  await admin.connect();
+  const admin = await stack.admin();
+  stack.onCleanup(() => admin.deleteTopics({ topics: [topic] }).catch(() => undefined));
   await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
   // Far more than a pipe's 64 KiB buffer, so that replay still writes after head has gone.
   const padding = 'x'.repeat(200);
@@ -25,11 +24,6 @@ beforeAll(async () => {
     topic,
     Array.from({ length: 2000 }, (_, i) => ({ key: `k${i}`, value: { requestId: `r${i}`, padding } })),
   );
-});
-
-afterAll(async () => {
-  await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-  await admin.disconnect();
 });
 
 describe('replay into a pipe whose reader stops early', () => {

@@ -4,41 +4,25 @@
  * requestIds differing in one invalid byte became one; and copies of one requestId in flight at
  * the same time each paid. On the real broker, registry, Redis and sandbox.
  */
-import type { Kafka } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { cpfFor, createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  SANDBOX_KEY,
-  publish,
-  startTestService,
-  testKafka,
-  testPrefix,
-  type TestService,
-} from '../helpers/service.js';
+import { cpfFor, type Sandbox } from '../../src/sandbox/index.js';
+import { OutcomeCollector, publish, testPrefix } from '../helpers/service.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
+const stack = useTestKafka();
+const { kafka } = stack;
 let sandbox: Sandbox;
-let running: TestService;
 let collector: OutcomeCollector;
 const prefix = testPrefix('reuse');
 const topic = topicNames(prefix).request('lawsuits-summary');
 
 beforeAll(async () => {
-  kafka = testKafka();
   // Slow enough that concurrent copies overlap in flight.
-  sandbox = await createSandbox({ apiKey: SANDBOX_KEY, knobs: { latencyMeanMs: 400, latencyJitterMs: 1 } });
-  running = await startTestService(prefix, sandbox);
-  collector = new OutcomeCollector(kafka, prefix);
-  await collector.start();
+  ({ sandbox, collector } = await stack.startAt(prefix, {
+    knobs: { latencyMeanMs: 400, latencyJitterMs: 1 },
+  }));
 }, 60_000);
-
-afterAll(async () => {
-  await collector.stop();
-  await running.service.stop();
-  await sandbox.close();
-});
 
 const billed = (): number => sandbox.counters().byOperation['lawsuits-summary'] ?? 0;
 const outcomesOf = (requestId: string) =>

@@ -7,31 +7,11 @@
  * exactly one outcome.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Kafka } from 'kafkajs';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { topicNames } from '../../src/contract/operations.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import {
-  OutcomeCollector,
-  SANDBOX_KEY,
-  closeAfterEach,
-  expectExactlyOneOutcomeEach,
-  publish,
-  serviceEnv,
-  summaryRequests,
-  testKafka,
-  testPrefix,
-} from '../helpers/service.js';
-import { spawnService as spawnProcess } from '../helpers/service-process.js';
+import { describe, expect, it } from 'vitest';
+import { billedTwice, expectExactlyOneOutcomeEach } from '../helpers/service.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
-let kafka: Kafka;
-const onCleanup = closeAfterEach();
-
-beforeAll(() => {
-  kafka = testKafka();
-});
-
-const spawnService = (env: Record<string, string>): Promise<ChildProcess> => spawnProcess(env, onCleanup);
+const stack = useTestKafka();
 
 async function stopGracefully(child: ChildProcess): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -41,30 +21,25 @@ async function stopGracefully(child: ChildProcess): Promise<number | null> {
 
 describe('rolling restarts with vendor calls in flight', () => {
   it('bills no request twice and gives each exactly one outcome', async () => {
-    const prefix = testPrefix('rolling');
     // Slow calls: every rebalance below finds calls under way on the partitions that move.
-    const sandbox = await createSandbox({
-      apiKey: SANDBOX_KEY,
+    const {
+      publishSummaries,
+      sandbox,
+      collector,
+      env,
+      child: first,
+    } = await stack.startProcess('rolling', {
       knobs: { latencyMeanMs: 1500, latencyJitterMs: 300 },
+      env: {
+        VENDOR_MAX_CONCURRENT: '20',
+        PARTITION_WINDOW: '30',
+        KAFKA_SESSION_TIMEOUT_MS: '6000',
+        SHUTDOWN_TIMEOUT_MS: '10000',
+        VENDOR_TIMEOUT_MS: '8000',
+      },
     });
-    onCleanup(() => sandbox.close());
-    const env = serviceEnv(prefix, sandbox, {
-      VENDOR_MAX_CONCURRENT: '20',
-      PARTITION_WINDOW: '30',
-      KAFKA_SESSION_TIMEOUT_MS: '6000',
-      SHUTDOWN_TIMEOUT_MS: '10000',
-      VENDOR_TIMEOUT_MS: '8000',
-    });
-    const first = await spawnService(env);
-    const collector = new OutcomeCollector(kafka, prefix);
-    await collector.start();
-    onCleanup(() => collector.stop());
     const total = 240;
-    await publish(
-      kafka,
-      topicNames(prefix).request('lawsuits-summary'),
-      summaryRequests('roll', total, 3000),
-    );
+    await publishSummaries('roll', total, 3000);
     // Calls that reached the vendor and are not answered yet.
     const inFlight = (): number => {
       const counters = sandbox.counters();
@@ -72,23 +47,20 @@ describe('rolling restarts with vendor calls in flight', () => {
     };
     await collector.waitFor(() => collector.results().length >= 10, 60_000, 'the first results');
     // A second replica joins: the first loses partitions with calls under way.
-    await spawnService(env);
+    await stack.spawn(env);
     await collector.waitFor(() => collector.results().length >= 80, 90_000, 'results after the join');
     expect(inFlight()).toBeGreaterThan(0);
     // Rolling restart of the first: it leaves (SIGTERM drains), comes back, and takes partitions
     // from the second while that one has calls under way.
     expect(await stopGracefully(first)).toBe(0);
-    await spawnService(env);
-    await collector.waitFor(() => collector.outcomesByRequest().size >= total, 180_000, 'every outcome');
-    // Late duplicates would arrive after the last new outcome: give them time to show.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expectExactlyOneOutcomeEach(collector, 'roll', total);
+    await stack.spawn(env);
+    await expectExactlyOneOutcomeEach(collector, 'roll', total, 180_000);
     const counters = sandbox.counters();
-    const billedTwice = Object.values(counters.byFingerprint).filter((n) => n > 1).length;
+    const twice = billedTwice(sandbox);
     console.log(
-      `rolling restarts: ${counters.total} vendor calls for ${total} requests, ${billedTwice} billed twice`,
+      `rolling restarts: ${counters.total} vendor calls for ${total} requests, ${twice} billed twice`,
     );
-    expect(billedTwice).toBe(0);
+    expect(twice).toBe(0);
     // Every call made counts, answered or not: one per request, none aborted and repeated.
     expect(counters.rateLimited + counters.faults).toBe(0);
     expect(counters.total).toBe(total);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formatLine, OutputClosedError, streamSink, toAuditLine } from '../../../src/audit/jsonl.js';
 import { decodeRecord, type RawRecord } from '../../../src/audit/records.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
+import { REPLAY_LINE_KEYS } from '../../helpers/replay-line.js';
 
 const raw = (value: Buffer | null): RawRecord => ({
   topic: 'p.results.vehicle',
@@ -26,15 +27,7 @@ describe('JSON Lines of replay', () => {
       headers: { ce_subject: 'r-1', multi: ['a', 'b'] },
       value: { requestId: 'r-1' },
     });
-    expect(Object.keys(line)).toEqual([
-      'topic',
-      'partition',
-      'offset',
-      'timestamp',
-      'key',
-      'headers',
-      'value',
-    ]);
+    expect(Object.keys(line)).toEqual(REPLAY_LINE_KEYS);
   });
 
   it('an undecodable value becomes raw base64 with the error, never a crash', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
-import { vehicleAsyncHandler, type CreatedSearch } from '../../../src/handlers/vehicle-async.js';
+import { vehicleAsyncHandler, type CreatedSearch } from '../../../src/handlers/index.js';
 import type { VendorClient } from '../../../src/vendor-api/client.js';
 import { memoryPendingStore } from '../../../src/webhooks/memory-pending-store.js';
 import { createPoller } from '../../../src/webhooks/poller.js';

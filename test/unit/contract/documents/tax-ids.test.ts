@@ -4,9 +4,7 @@ import { isCNPJ, isCPF } from 'validation-br';
 import { describe, expect, it } from 'vitest';
 import {
   cnpjCheckDigits,
-  cnpjProblem,
   cpfCheckDigits,
-  cpfProblem,
   isValidCnpj,
   isValidCpf,
   isValidTaxId,
@@ -21,33 +19,6 @@ import { ALPHANUMERIC, DIGITS, cnpjOracle, cpfOracle, singleSubstitutions } from
 const seed = fc.integer({ min: 0, max: 2 ** 31 - 1 });
 
 describe('CPF', () => {
-  it.each([
-    '529.982.247-25',
-    '52998224725',
-    '111.444.777-35',
-    '000.000.001-91',
-    '00000000191',
-    '906.259.666-51',
-    '01234567890',
-    // The contract's own sample tax id: valid check digits (cpf-cnpj-validator blacklists it).
-    '12345678909',
-  ])('accepts the published valid CPF %s', (value) => {
-    expect(isValidCpf(value)).toBe(true);
-  });
-
-  it.each([
-    ['529.982.247-26', 'invalid check digits'],
-    ['111.111.111-11', 'a single repeated digit is not an issued CPF'],
-    ['00000000000', 'a single repeated digit is not an issued CPF'],
-    ['0000000191', 'must be 11 digits, bare or masked as 000.000.000-00'],
-    ['5299822472-5', 'must be 11 digits, bare or masked as 000.000.000-00'],
-    ['529 982 247 25', 'must be 11 digits, bare or masked as 000.000.000-00'],
-    ['abc52998224725', 'must be 11 digits, bare or masked as 000.000.000-00'],
-    ['529.982.24725', 'must be 11 digits, bare or masked as 000.000.000-00'],
-  ])('rejects %s: %s', (value, problem) => {
-    expect(cpfProblem(value)).toBe(problem);
-  });
-
   it('keeps leading zeros and never pads: 000.000.001-91 normalises to 00000000191', () => {
     expect(normalizeCpf('000.000.001-91')).toBe('00000000191');
     expect(isValidCpf('191')).toBe(false);
@@ -100,34 +71,6 @@ describe('CPF', () => {
 });
 
 describe('CNPJ', () => {
-  it.each([
-    '11.222.333/0001-81',
-    '11222333000181',
-    '00.000.000/0001-91',
-    '00360305000104',
-    '73.797.980/0001-79',
-    '55585709000198',
-    // Alphanumeric CNPJ, example of RFB technical note 49/2024.
-    '12.ABC.345/01DE-35',
-    '12ABC34501DE35',
-    '12abc34501de35',
-  ])('accepts the published valid CNPJ %s', (value) => {
-    expect(isValidCnpj(value)).toBe(true);
-  });
-
-  it.each([
-    ['99362238000180', 'invalid check digits'],
-    ['11.222.333/0001-82', 'invalid check digits'],
-    ['12ABC34501DE36', 'invalid check digits'],
-    ['00000000000000', 'a single repeated digit is not an issued CNPJ'],
-    ['0000000000191', 'must be 14 characters'],
-    ['11222333/000181', 'must be 14 characters'],
-    ['12ABC34501DEA5', 'must be 14 characters'],
-    ['12.ABC.345/01DE-3', 'must be 14 characters'],
-  ])('rejects %s: %s', (value, problem) => {
-    expect(cnpjProblem(value)).toContain(problem);
-  });
-
   it('normalises masks and letter case, keeping leading zeros', () => {
     expect(normalizeCnpj('00.000.000/0001-91')).toBe('00000000000191');
     expect(normalizeCnpj('12.abc.345/01de-35')).toBe('12ABC34501DE35');

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { API_KEY, clientFor, json, multipartOf, parsed, replyJson, startFakeVendor } from './fake-vendor.js';
+import {
+  API_KEY,
+  clientFor,
+  json,
+  multipartOf,
+  parsed,
+  replyJson,
+  startFakeVendor,
+  callFake,
+} from './fake-vendor.js';
 import { classifySample } from './samples.js';
 
 const JPEG_BYTES = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46]);
@@ -7,11 +16,9 @@ const JPEG_BASE64 = JPEG_BYTES.toString('base64');
 
 describe('classifyDocument', () => {
   it('classify sends one multipart file part and the ApiKey header', async () => {
-    const vendor = await startFakeVendor(replyJson(200, classifySample));
-    const result = await clientFor(vendor).call(
-      'classify-document',
-      parsed('classify-document', { file: { base64: JPEG_BASE64 } }),
-    );
+    const { vendor, result } = await callFake({ body: classifySample }, 'classify-document', {
+      file: { base64: JPEG_BASE64 },
+    });
 
     const [request] = vendor.requests;
     expect(request?.method).toBe('POST');
@@ -34,35 +41,27 @@ describe('classifyDocument', () => {
   });
 
   it('classify keeps members the spec does not list, in the body and in raw', async () => {
-    const vendor = await startFakeVendor(replyJson(200, classifySample));
-    const result = await clientFor(vendor).call(
-      'classify-document',
-      parsed('classify-document', { file: { base64: JPEG_BASE64 } }),
-    );
+    const { result } = await callFake({ body: classifySample }, 'classify-document', {
+      file: { base64: JPEG_BASE64 },
+    });
     expect(result.body?.auditOnly).toBe('kept');
     expect(result.body?.data[0]?.auditOnly).toBe('kept');
     expect(result.body?.metadata?.filesInfo?.[0]?.sha256).toBe('ab');
   });
 
   it('classify uses the caller filename and content type for the part', async () => {
-    const vendor = await startFakeVendor(replyJson(200, classifySample));
-    await clientFor(vendor).call(
-      'classify-document',
-      parsed('classify-document', {
-        file: { base64: JPEG_BASE64, filename: 'cnh.pdf', contentType: 'application/pdf' },
-      }),
-    );
+    const { vendor } = await callFake({ body: classifySample }, 'classify-document', {
+      file: { base64: JPEG_BASE64, filename: 'cnh.pdf', contentType: 'application/pdf' },
+    });
     expect(multipartOf(vendor.requests[0]!)).toMatchObject([
       { name: 'documento', filename: 'cnh.pdf', contentType: 'application/pdf' },
     ]);
   });
 
   it('classify sends a url file the link way, as JSON { urls: { arquivo1 } }', async () => {
-    const vendor = await startFakeVendor(replyJson(200, classifySample));
-    await clientFor(vendor).call(
-      'classify-document',
-      parsed('classify-document', { file: { url: 'https://files.example/doc.jpg' } }),
-    );
+    const { vendor } = await callFake({ body: classifySample }, 'classify-document', {
+      file: { url: 'https://files.example/doc.jpg' },
+    });
     const [request] = vendor.requests;
     expect(request?.headers['content-type']).toBe('application/json');
     expect(JSON.parse(request!.body.toString())).toEqual({

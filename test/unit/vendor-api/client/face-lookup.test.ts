@@ -10,6 +10,7 @@ import {
   rejectionOf,
   replyJson,
   startFakeVendor,
+  callFake,
 } from './fake-vendor.js';
 import { faceMatchSample, faceNoMatchSample } from './samples.js';
 
@@ -26,15 +27,11 @@ const UNUSABLE = {
 
 describe('faceDocumentLookup', () => {
   it('face lookup puts the unmasked CPF in the path, the JPEG selfie in a multipart part and repeats document_types[]', async () => {
-    const vendor = await startFakeVendor(replyJson(200, faceMatchSample));
-    await clientFor(vendor).call(
-      'face-document-lookup',
-      parsed('face-document-lookup', {
-        cpf: '529.982.247-25',
-        selfie: SELFIE,
-        documentTypes: ['federal-id', 'passport'],
-      }),
-    );
+    const { vendor } = await callFake({ body: faceMatchSample }, 'face-document-lookup', {
+      cpf: '529.982.247-25',
+      selfie: SELFIE,
+      documentTypes: ['federal-id', 'passport'],
+    });
 
     const [request] = vendor.requests;
     expect(request?.method).toBe('POST');
@@ -48,20 +45,18 @@ describe('faceDocumentLookup', () => {
   });
 
   it('face lookup sends no query when no document type is asked (vendor default)', async () => {
-    const vendor = await startFakeVendor(replyJson(200, faceMatchSample));
-    await clientFor(vendor).call(
-      'face-document-lookup',
-      parsed('face-document-lookup', { cpf: '52998224725', selfie: SELFIE }),
-    );
+    const { vendor } = await callFake({ body: faceMatchSample }, 'face-document-lookup', {
+      cpf: '52998224725',
+      selfie: SELFIE,
+    });
     expect(vendor.requests[0]?.rawQuery).toBe('');
   });
 
   it('face match fills ocr.birthDate from the sample spelling birthdate and keeps both', async () => {
-    const vendor = await startFakeVendor(replyJson(200, faceMatchSample));
-    const result = await clientFor(vendor).call(
-      'face-document-lookup',
-      parsed('face-document-lookup', { cpf: '52998224725', selfie: SELFIE }),
-    );
+    const { result } = await callFake({ body: faceMatchSample }, 'face-document-lookup', {
+      cpf: '52998224725',
+      selfie: SELFIE,
+    });
     expect(result).toMatchObject({ outcome: 'ok', vendorId: 'face-1' });
     expect(result.version).toBeUndefined();
     expect(result.body?.data.ocr?.birthDate).toBe('1990-02-01');
@@ -70,11 +65,10 @@ describe('faceDocumentLookup', () => {
   });
 
   it('face no-match is a 200 with only match false and similarity: an ok outcome', async () => {
-    const vendor = await startFakeVendor(replyJson(200, faceNoMatchSample));
-    const result = await clientFor(vendor).call(
-      'face-document-lookup',
-      parsed('face-document-lookup', { cpf: '52998224725', selfie: SELFIE }),
-    );
+    const { result } = await callFake({ body: faceNoMatchSample }, 'face-document-lookup', {
+      cpf: '52998224725',
+      selfie: SELFIE,
+    });
     expect(result.outcome).toBe('ok');
     expect(result.body?.data).toEqual({ match: false, similarity: 0.12 });
   });

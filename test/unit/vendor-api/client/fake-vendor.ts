@@ -80,6 +80,22 @@ export function clientFor(vendor: FakeVendor, options: Partial<VendorClientOptio
   return client;
 }
 
+/**
+ * One call of `operation` with `input` (parsed as the runtime would) to a fake vendor that
+ * answers `answer` (JSON with status 200, or a Reply); returns the request it saw and the result.
+ */
+export async function callFake<O extends Operation>(
+  answer: Reply | { body: unknown },
+  operation: O,
+  input: ParamsInputOf<O>,
+) {
+  const vendor = await startFakeVendor('body' in answer ? replyJson(200, answer.body) : answer);
+  const result = await clientFor(vendor).call(operation, parsed(operation, input));
+  const [request] = vendor.requests;
+  if (!request) throw new Error('the fake vendor saw no request');
+  return { vendor, request, result };
+}
+
 export function json(
   response: ServerResponse,
   status: number,

@@ -1,21 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { clientFor, json, parsed, replyJson, startFakeVendor } from './fake-vendor.js';
+import { callFake, clientFor, json, parsed, startFakeVendor } from './fake-vendor.js';
 import { lawsuitRecord, lawsuitsSample, summarySample } from './samples.js';
 
 describe('lawsuitsByParty', () => {
   it('lawsuits search sends the search parameter bare and every filter value in double quotes', async () => {
-    const vendor = await startFakeVendor(replyJson(200, lawsuitsSample));
-    await clientFor(vendor).call(
-      'lawsuits-by-party',
-      parsed('lawsuits-by-party', {
-        taxId: '529.982.247-25',
-        grade: 1,
-        partPole: 'PASSIVO',
-        distributionDate: '2020-01-01',
-        distributionDateFinal: '2020-12-31',
-        segment: 'JUSTICA ESTADUAL',
-      }),
-    );
+    const { vendor } = await callFake({ body: lawsuitsSample }, 'lawsuits-by-party', {
+      taxId: '529.982.247-25',
+      grade: 1,
+      partPole: 'PASSIVO',
+      distributionDate: '2020-01-01',
+      distributionDateFinal: '2020-12-31',
+      segment: 'JUSTICA ESTADUAL',
+    });
     const [request] = vendor.requests;
     expect(request?.method).toBe('GET');
     expect(request?.path).toBe('/lawsuits/v2');
@@ -32,15 +28,11 @@ describe('lawsuitsByParty', () => {
   });
 
   it('lawsuits search repeats a multi-valued filter once per value, each quoted', async () => {
-    const vendor = await startFakeVendor(replyJson(200, lawsuitsSample));
-    await clientFor(vendor).call(
-      'lawsuits-by-party',
-      parsed('lawsuits-by-party', {
-        partName: 'MARIA DA SILVA',
-        courts: ['TJ-SP', 'TRT-2'],
-        topics: 'DANO MORAL',
-      }),
-    );
+    const { vendor } = await callFake({ body: lawsuitsSample }, 'lawsuits-by-party', {
+      partName: 'MARIA DA SILVA',
+      courts: ['TJ-SP', 'TRT-2'],
+      topics: 'DANO MORAL',
+    });
     const [request] = vendor.requests;
     expect(request?.query.get('partName')).toBe('MARIA DA SILVA');
     expect(request?.query.getAll('courts')).toEqual(['"TJ-SP"', '"TRT-2"']);
@@ -48,11 +40,9 @@ describe('lawsuitsByParty', () => {
   });
 
   it('lawsuits search reports the answered version v1 although the path is v2, and keeps unknown members', async () => {
-    const vendor = await startFakeVendor(replyJson(200, lawsuitsSample));
-    const result = await clientFor(vendor).call(
-      'lawsuits-by-party',
-      parsed('lawsuits-by-party', { exactPartName: 'MARIA' }),
-    );
+    const { result } = await callFake({ body: lawsuitsSample }, 'lawsuits-by-party', {
+      exactPartName: 'MARIA',
+    });
     expect(result).toMatchObject({ outcome: 'ok', vendorId: 'law-1', version: 'v1', timeSpent: 0.4 });
     expect(result.body?.data[0]?.statusPredictus?.statusProcesso).toBe('EM TRAMITACAO');
     expect(result.body?.data[0]?.auditOnly).toBe('kept');
@@ -61,11 +51,9 @@ describe('lawsuitsByParty', () => {
 
 describe('lawsuitsSummary and lawsuitByNumber', () => {
   it('lawsuits summary sends taxId to /lawsuits-summary/v1 and parses the counts', async () => {
-    const vendor = await startFakeVendor(replyJson(200, summarySample));
-    const result = await clientFor(vendor).call(
-      'lawsuits-summary',
-      parsed('lawsuits-summary', { taxId: '11.222.333/0001-81' }),
-    );
+    const { vendor, result } = await callFake({ body: summarySample }, 'lawsuits-summary', {
+      taxId: '11.222.333/0001-81',
+    });
     expect(vendor.requests[0]?.path).toBe('/lawsuits-summary/v1');
     expect(vendor.requests[0]?.query.get('taxId')).toBe('11222333000181');
     expect(result.body?.data[0]?.totalByCourt).toEqual({ 'TJ-SP': 2, 'TRT-2': 1 });

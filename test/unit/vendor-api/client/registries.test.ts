@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientFor, json, parsed, replyJson, startFakeVendor } from './fake-vendor.js';
+import { clientFor, json, parsed, replyJson, startFakeVendor, callFake } from './fake-vendor.js';
 import {
   esocialTopLevelSample,
   esocialWrappedSample,
@@ -35,11 +35,9 @@ describe('stateRegistration', () => {
 
 describe('companyPartners', () => {
   it('company partners sends taxId and parses the partner list', async () => {
-    const vendor = await startFakeVendor(replyJson(200, partnersSample));
-    const result = await clientFor(vendor).call(
-      'company-partners',
-      parsed('company-partners', { taxId: '11222333000181' }),
-    );
+    const { vendor, result } = await callFake({ body: partnersSample }, 'company-partners', {
+      taxId: '11222333000181',
+    });
     expect(vendor.requests[0]?.path).toBe('/receita-federal-cnpj-qsa');
     expect(vendor.requests[0]?.query.get('taxId')).toBe('11222333000181');
     expect(result).toMatchObject({ outcome: 'ok', vendorId: 'qsa-1', version: 'v2', timeSpent: 1 });

@@ -1,0 +1,219 @@
+/**
+ * The set-up most integration tests share: a client of the shared broker, and the sandbox, the
+ * service and an outcome collector, each closed (last opened, first closed) whatever happened:
+ * what a test opens after that test, what `beforeAll` opens after the file's last test.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { ConfigResourceTypes, type Admin, type Kafka } from 'kafkajs';
+import { afterAll, afterEach, beforeEach } from 'vitest';
+import type { ServiceOptions } from '../../src/main.js';
+import { createSandbox, type KnobsPatch, type Sandbox } from '../../src/sandbox/index.js';
+import { spawnService } from './service-process.js';
+import { topicNames } from '../../src/contract/operations.js';
+import {
+  OutcomeCollector,
+  SANDBOX_KEY,
+  publish,
+  serviceEnv,
+  summaryRequests,
+  startTestService,
+  testKafka,
+  testPrefix,
+  type TestService,
+} from './service.js';
+
+export type Close = () => Promise<unknown>;
+
+/** What a started service comes with: its prefix, sandbox and collector. */
+export interface OnPrefix {
+  prefix: string;
+  sandbox: Sandbox;
+  collector: OutcomeCollector;
+  /** The lawsuits-summary request topic, the one most tests publish to. */
+  summaryTopic: string;
+  /** Publishes summaryRequests(tag, count, offset) to the summary topic. */
+  publishSummaries: (tag: string, count: number, offset: number) => Promise<void>;
+}
+
+/** One service under test with its sandbox and collector, on a prefix of its own. */
+export interface Started extends TestService, OnPrefix {
+  /** GET a path of the service's admin listener (`/metrics`, `/readyz`). */
+  admin: (path: string) => Promise<Response>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** What startService takes besides config (a span exporter, onFatal); in-process only. */
+  service?: ServiceOptions;
+  knobs?: KnobsPatch;
+  /** The registry the collector decodes with (the shared one by default). */
+  registryUrl?: string;
+}
+
+export interface TestKafka {
+  readonly kafka: Kafka;
+  /** Closes `close` when the test (or, called from `beforeAll`, the file) is done. */
+  onCleanup: (close: Close) => void;
+  /** A connected admin client. */
+  admin: () => Promise<Admin>;
+  sandbox: (knobs?: KnobsPatch) => Promise<Sandbox>;
+  collector: (prefix: string, registryUrl?: string) => Promise<OutcomeCollector>;
+  /** The service in this process; its stop() may be called by the test too (it runs once). */
+  service: (
+    prefix: string,
+    sandbox: Sandbox,
+    env?: Record<string, string>,
+    options?: ServiceOptions,
+  ) => Promise<TestService>;
+  /** A real service process (`cli.ts run`), killed at clean-up if it still runs. */
+  spawn: (env: Record<string, string>) => Promise<ChildProcess>;
+  /** A sandbox, the service against it and a collector, under `testPrefix(name)`. */
+  start: (name: string, options?: StartOptions) => Promise<Started>;
+  /** The same under a prefix the file chose. */
+  startAt: (prefix: string, options?: StartOptions) => Promise<Started>;
+  /** The same with the service as its own process; `env` starts more of them. */
+  startProcess: (name: string, options?: StartOptions) => Promise<StartedProcess>;
+  startProcessAt: (prefix: string, options?: StartOptions) => Promise<StartedProcess>;
+}
+
+export interface StartedProcess extends OnPrefix {
+  /** The whole environment of the process, for starting more replicas. */
+  env: Record<string, string>;
+  child: ChildProcess;
+}
+
+/** Registers the file's clean-up hooks and returns what its tests open. */
+export function useTestKafka(): TestKafka {
+  const kafka = testKafka();
+  const onCleanup = cleanupHooks();
+  const parts = openers(kafka, onCleanup);
+  const stack: TestKafka = {
+    ...parts,
+    start: (name, options) => stack.startAt(testPrefix(name), options),
+    async startAt(prefix, options = {}) {
+      const sandbox = await parts.sandbox(options.knobs);
+      const running = await parts.service(prefix, sandbox, options.env, options.service);
+      const collector = await parts.collector(prefix, options.registryUrl);
+      const admin = (path: string): Promise<Response> =>
+        fetch(`http://127.0.0.1:${running.service.adminPort}${path}`);
+      return { ...running, ...onPrefix(kafka, prefix, sandbox, collector), admin };
+    },
+    startProcess: (name, options) => stack.startProcessAt(testPrefix(name), options),
+    async startProcessAt(prefix, options = {}) {
+      const sandbox = await parts.sandbox(options.knobs);
+      const env = serviceEnv(prefix, sandbox, options.env);
+      const child = await parts.spawn(env);
+      // After the service: it creates the topics.
+      const collector = await parts.collector(prefix, options.registryUrl);
+      return { ...onPrefix(kafka, prefix, sandbox, collector), env, child };
+    },
+  };
+  return stack;
+}
+
+/** What a test opened closes after it; what `beforeAll` opened, after the file. */
+function cleanupHooks(): (close: Close) => void {
+  const perFile: Close[] = [];
+  let perTest: Close[] | undefined;
+  const closeAll = async (closers: Close[]): Promise<void> => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+  beforeEach(() => {
+    perTest = [];
+  });
+  afterEach(async () => {
+    const closers = perTest ?? [];
+    perTest = undefined;
+    await closeAll(closers);
+  });
+  afterAll(() => closeAll(perFile));
+  return (close) => {
+    (perTest ?? perFile).push(close);
+  };
+}
+
+type Openers = Omit<TestKafka, 'start' | 'startAt' | 'startProcess' | 'startProcessAt'>;
+
+/** Each part on its own, its closer registered as it opens. */
+function openers(kafka: Kafka, onCleanup: (close: Close) => void): Openers {
+  return {
+    kafka,
+    onCleanup,
+    async admin() {
+      const admin = kafka.admin();
+      await admin.connect();
+      onCleanup(() => admin.disconnect());
+      return admin;
+    },
+    async sandbox(knobs) {
+      const sandbox = await createSandbox({ apiKey: SANDBOX_KEY, ...(knobs ? { knobs } : {}) });
+      onCleanup(() => sandbox.close());
+      return sandbox;
+    },
+    async collector(prefix, registryUrl) {
+      const collector = new OutcomeCollector(kafka, prefix, registryUrl);
+      await collector.start();
+      onCleanup(() => collector.stop());
+      return collector;
+    },
+    async service(prefix, sandbox, env = {}, options = {}) {
+      const { service, config } = await startTestService(prefix, sandbox, env, options);
+      let stopping: Promise<void> | undefined;
+      const stop = (): Promise<void> => (stopping ??= service.stop());
+      onCleanup(stop);
+      return { service: { ...service, stop }, config };
+    },
+    spawn: (env) => spawnService(env, onCleanup),
+  };
+}
+
+function onPrefix(kafka: Kafka, prefix: string, sandbox: Sandbox, collector: OutcomeCollector): OnPrefix {
+  const summaryTopic = topicNames(prefix).request('lawsuits-summary');
+  const publishSummaries = (tag: string, count: number, offset: number): Promise<void> =>
+    publish(kafka, summaryTopic, summaryRequests(tag, count, offset));
+  return { prefix, sandbox, collector, summaryTopic, publishSummaries };
+}
+
+/** Settings for retries a few milliseconds apart and a breaker that opens after `threshold` failures. */
+export function quickBreakerEnv(
+  attempts: number,
+  threshold: number,
+  cooldownMs: number,
+  more: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    RETRY_MAX_ATTEMPTS: String(attempts),
+    RETRY_BASE_MS: '20',
+    RETRY_MAX_DELAY_MS: '50',
+    BREAKER_FAILURE_THRESHOLD: String(threshold),
+    BREAKER_COOLDOWN_MS: String(cooldownMs),
+    ...more,
+  };
+}
+
+/** Sandbox knobs: every call fails with this 5xx status. */
+export const serverErrors = (status: number): KnobsPatch => ({
+  errorRate: 1,
+  errorKind: '5xx',
+  errorStatus: status,
+});
+
+/** Lets a topic take values up to `bytes` (upstream may allow more than the errors topic does). */
+export async function allowLargeValues(kafka: Kafka, topic: string, bytes: number): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: topic,
+          configEntries: [{ name: 'max.message.bytes', value: String(bytes) }],
+        },
+      ],
+    });
+  } finally {
+    await admin.disconnect();
+  }
+}
