@@ -232,3 +232,12 @@ export function parseParams<O extends Operation>(operation: O, value: unknown): 
   const issues = toParamsIssues(result.error.issues);
   return { ok: false, operation, message: formatIssues(issues), issues };
 }
+
+/** The contract's params check, without the issue list the runtime does not use. */
+export function parseRequestParams<O extends Operation>(
+  operation: O,
+  params: unknown,
+): { ok: true; value: ParamsOf<O> } | { ok: false; message: string } {
+  const parsed = parseParams(operation, params);
+  return parsed.ok ? { ok: true, value: parsed.params } : { ok: false, message: parsed.message };
+}

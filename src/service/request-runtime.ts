@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { parseRequestParams } from '../contract/params.js';
 import { memoryIdempotencyStore, redisIdempotencyStore } from '../consumers/idempotency.js';
 import type { ProcessDeps } from '../consumers/process-request.js';
+import { abortableSleep } from '../consumers/retry-policy.js';
 import { Runtime } from '../consumers/runtime.js';
 import { createHandlers } from '../handlers/index.js';
 import {
@@ -17,7 +19,6 @@ import { createPartitionProducer } from '../producers/partition-producer.js';
 import type { VehicleSearchTracker } from '../webhooks/index.js';
 import type { CallParts } from './call-parts.js';
 import type { Infrastructure } from './infrastructure.js';
-import { abortableSleep, decodeWith, parseRequestParams } from './request-adapters.js';
 import { idempotencySettings, retrySettings, runtimeSettings } from './settings.js';
 
 export interface RequestRuntimeDeps {
@@ -57,7 +58,7 @@ function processDeps(config: Config, deps: RequestRuntimeDeps): ProcessDeps {
   const { calls, tracker } = deps;
   const { redis } = deps.infra;
   return {
-    decodeValue: decodeWith(deps.infra.codec),
+    decodeValue: (value) => deps.infra.codec.decode(value),
     parseParams: parseRequestParams,
     handlers: instrumentHandlers(
       createHandlers({

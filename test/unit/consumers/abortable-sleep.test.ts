@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abortableSleep, parseRequestParams } from '../../../src/service/request-adapters.js';
+import { abortableSleep } from '../../../src/consumers/retry-policy.js';
 
 describe('abortableSleep', () => {
   it('resolves after the delay when nothing aborts it', async () => {
@@ -17,18 +17,5 @@ describe('abortableSleep', () => {
     const controller = new AbortController();
     controller.abort('not an error');
     await expect(abortableSleep(60_000, controller.signal)).rejects.toThrow('aborted');
-  });
-});
-
-describe('parseRequestParams', () => {
-  it('answers the parsed params of a valid request', () => {
-    const parsed = parseRequestParams('vehicle-async', { licensePlate: 'ABC1D23' });
-    expect(parsed).toEqual({ ok: true, value: { licensePlate: 'ABC1D23' } });
-  });
-
-  it('answers a message without the issue list for invalid params', () => {
-    const parsed = parseRequestParams('vehicle-async', { licensePlate: 'ABC1D23', extra: 1 });
-    expect(parsed.ok).toBe(false);
-    expect(Object.keys(parsed).sort()).toEqual(['message', 'ok']);
   });
 });
