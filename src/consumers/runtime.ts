@@ -7,6 +7,7 @@ import { createPartitionProducer, type PartitionProducer } from '../producers/pa
 import { BreakerPauses } from './breaker-pauses.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { CommitLoop } from './commit-loop.js';
+import { stopIdleRequestQueueLoop } from './kafkajs-request-queue.js';
 import { KeyScheduler } from './key-scheduler.js';
 import { committedOffset, Partitions } from './partitions.js';
 import { PauseControl, type PauseReason } from './pause-control.js';
@@ -268,6 +269,8 @@ const FETCH_MAX_WAIT_MS = 1_000;
 const FETCH_MAX_BYTES_PER_PARTITION = 256 * 1024;
 
 function defaultConsumer(kafka: Kafka, settings: RuntimeSettings): Consumer {
+  // Process-wide: also the admin's and the producers' connections, made before or after.
+  stopIdleRequestQueueLoop();
   return kafka.consumer({
     groupId: settings.groupId,
     readUncommitted: false,
