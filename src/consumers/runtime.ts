@@ -7,6 +7,7 @@ import { createPartitionProducer, type PartitionProducer } from '../producers/pa
 import { BreakerPauses } from './breaker-pauses.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { CommitLoop } from './commit-loop.js';
+import { stopIdleRequestQueueLoop } from './kafkajs-request-queue.js';
 import { KeyScheduler } from './key-scheduler.js';
 import { committedOffset, Partitions } from './partitions.js';
 import { PauseControl, type PauseReason } from './pause-control.js';
@@ -258,11 +259,26 @@ export class Runtime {
   }
 }
 
+/**
+ * An idle consumer sends one fetch per broker every maxWaitTimeInMs; at 250 ms that was the
+ * largest cost of a service without traffic. New messages still return a long poll at once;
+ * the wait bounds only how soon a partition resumed while every other one is idle or paused
+ * is fetched again, which a window of buffered work or a breaker's cooldown far outlasts.
+ * A partition whose window is full is paused and its unresolved rest fetched again once
+ * resumed: a smaller fetch per partition (kafkajs: 1 MiB) bounds what each resume decodes
+ * only to drop. A record batch larger than it is still returned whole (KIP-74).
+ */
+const FETCH_MAX_WAIT_MS = 1_000;
+const FETCH_MAX_BYTES_PER_PARTITION = 256 * 1024;
+
 function defaultConsumer(kafka: Kafka, settings: RuntimeSettings): Consumer {
+  // Process-wide: also the admin's and the producers' connections, made before or after.
+  stopIdleRequestQueueLoop();
   return kafka.consumer({
     groupId: settings.groupId,
     readUncommitted: false,
-    maxWaitTimeInMs: 250,
+    maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
+    maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
     sessionTimeout: settings.sessionTimeoutMs,
     heartbeatInterval: Math.min(3_000, Math.floor(settings.sessionTimeoutMs / 3)),
   });

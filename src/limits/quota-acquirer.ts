@@ -9,7 +9,9 @@ import type { Sleeper } from './sleeper.js';
  * A shared backoff set by another replica reaches this one on its next reservation; while calls
  * sleep towards their slots, Redis is also asked this often, in the background, so that a call
  * wakes knowing of a backoff that began meanwhile. Asking on waking instead (a round trip before
- * every start) shifted each start by that round trip's jitter, which bunched calls.
+ * every start) shifted each start by that round trip's jitter, which bunched calls. A
+ * reservation that got a slot also tells that no backoff ran: under steady traffic those answers
+ * come more often than this, and the background read is skipped.
  */
 const BACKOFF_REFRESH_MS = 20;
 /** A call that woke later than its tolerance takes a new slot this many times, then starts anyway. */
@@ -44,6 +46,8 @@ export class QuotaAcquirer {
   private sleepers = 0;
   private refresher: NodeJS.Timeout | undefined;
   private refreshing = false;
+  /** When the store last told this replica whether a backoff runs (this clock). */
+  private backoffHeardAt = -Infinity;
   private lateSince = { at: 0, count: 0 };
 
   constructor(private readonly deps: QuotaAcquirerDeps) {}
@@ -59,6 +63,7 @@ export class QuotaAcquirer {
       // round trip to Redis is not the event loop lagging, and counting it made every call
       // under load give its slot back and ask again.
       const answered = now();
+      if (admission.kind === 'slot') this.backoffHeardAt = answered;
       if (admission.kind === 'backoff') {
         this.backoffUntil = Math.max(this.backoffUntil, now() + admission.waitMs);
         continue;
@@ -141,11 +146,12 @@ export class QuotaAcquirer {
   }
 
   private refreshBackoff(): void {
-    if (this.refreshing) return;
+    if (this.refreshing || this.deps.now() - this.backoffHeardAt < BACKOFF_REFRESH_MS) return;
     this.refreshing = true;
     this.deps.store
       .backoffRemaining()
       .then((left) => {
+        this.backoffHeardAt = this.deps.now();
         if (left > 0) this.backoffUntil = Math.max(this.backoffUntil, this.deps.now() + left);
       })
       .catch((error: unknown) => {

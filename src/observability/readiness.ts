@@ -90,12 +90,22 @@ export class Readiness {
   }
 }
 
-/** The broker (a metadata round trip) and, when configured, the registry's own check. */
+/**
+ * The broker (a metadata round trip for one of our topics) and, when configured, the
+ * registry's own check. Not describeCluster: kafkajs sends its empty topic list as null, which
+ * asks for the metadata of every topic in the cluster, and decoding that every interval grew
+ * with the cluster into most of an idle service's CPU.
+ */
 export function dependencyChecks(deps: {
-  admin: { describeCluster(): Promise<unknown> };
+  admin: { fetchTopicMetadata(options: { topics: string[] }): Promise<unknown> };
+  /** The topic whose metadata the broker check reads (one that start-up created). */
+  topic: string;
   registry?: (() => Promise<unknown>) | undefined;
 }): DependencyCheck[] {
-  const checks: DependencyCheck[] = [{ name: 'kafka', check: () => deps.admin.describeCluster() }];
+  const { admin, topic } = deps;
+  const checks: DependencyCheck[] = [
+    { name: 'kafka', check: () => admin.fetchTopicMetadata({ topics: [topic] }) },
+  ];
   const { registry } = deps;
   if (registry) checks.push({ name: 'schema-registry', check: registry });
   return checks;

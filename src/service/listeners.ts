@@ -35,7 +35,7 @@ export async function startListeners(
   const { metrics, figures } = deps.calls;
   const interval = config.DEPENDENCY_CHECK_INTERVAL_MS;
   const readiness = new Readiness(
-    dependencyChecks({ admin, registry: registryCheck }),
+    dependencyChecks({ admin, topic: deps.infra.topics.errors, registry: registryCheck }),
     { intervalMs: interval, timeoutMs: checkTimeoutMs(interval) },
     logger,
   );

@@ -25,7 +25,7 @@ function scriptedStore(answers: Admission[], backoffLeft: number[] = [], onReser
     Promise.resolve(backoffLeft.shift() ?? 0),
   );
   const store: QuotaStore = { reserve, release, backoff, backoffRemaining };
-  return { store, released, reserve, backoff };
+  return { store, released, reserve, backoff, backoffRemaining };
 }
 
 const slot = (waitMs: number, tat: string): Admission => ({
@@ -141,6 +141,26 @@ describe('operation limiter and its quota store', () => {
     await vi.advanceTimersByTimeAsync(20);
     await call;
     expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it('skips the background backoff read while reservations keep answering that none runs', async () => {
+    // Call A sleeps 200 ms; a new call reserves every 15 ms, and each granted slot means no
+    // backoff ran on the store: reading it again every 20 ms would only repeat that.
+    const answers = [slot(200, 'a'), ...['b', 'c', 'd', 'e', 'f', 'g'].map((tat) => slot(0, tat))];
+    const { store, backoffRemaining } = scriptedStore(answers);
+    const scheduler = limiterWith(store, true, 8);
+    const calls = [scheduler.schedule(() => Promise.resolve())];
+    for (let i = 0; i < 6; i += 1) {
+      await vi.advanceTimersByTimeAsync(15);
+      calls.push(scheduler.schedule(() => Promise.resolve()));
+    }
+    await vi.advanceTimersByTimeAsync(15);
+    expect(backoffRemaining).not.toHaveBeenCalled();
+    // The reservations stopped (last at 90 ms) while A still sleeps: the reads start again.
+    await vi.advanceTimersByTimeAsync(20);
+    expect(backoffRemaining).toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(100);
+    await Promise.all(calls);
   });
 
   it('keeps refreshing the backoff for a sleeping call when another call starts at once', async () => {

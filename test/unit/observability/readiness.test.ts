@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { checkTimeoutMs, Readiness } from '../../../src/observability/readiness.js';
+import { checkTimeoutMs, dependencyChecks, Readiness } from '../../../src/observability/readiness.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -45,5 +45,21 @@ describe('Readiness', () => {
     expect(checkTimeoutMs(200)).toBe(1_000);
     expect(checkTimeoutMs(2_000)).toBe(2_000);
     expect(checkTimeoutMs(60_000)).toBe(3_000);
+  });
+});
+
+describe('dependencyChecks', () => {
+  it('checks the broker with the metadata of one topic, never of the whole cluster', async () => {
+    const asked: string[][] = [];
+    const admin = {
+      fetchTopicMetadata: (options: { topics: string[] }) => {
+        asked.push(options.topics);
+        return Promise.resolve({ topics: [] });
+      },
+    };
+    const [kafka] = dependencyChecks({ admin, topic: 'p.errors' });
+    await kafka?.check();
+    expect(kafka?.name).toBe('kafka');
+    expect(asked).toEqual([['p.errors']]);
   });
 });
