@@ -1,6 +1,6 @@
 import type { Operation } from '../contract/operations.js';
 import type { OutputRecord } from '../producers/output-records.js';
-import type { PartitionProducer } from '../producers/partition-producer.js';
+import type { PartitionProducer } from './commit-loop.js';
 import { OffsetTracker, type DrainedPrefix } from './offset-tracker.js';
 
 /** What the runtime holds for one assigned request partition. */

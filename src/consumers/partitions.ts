@@ -1,7 +1,7 @@
 import type { Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Operation } from '../contract/operations.js';
-import type { PartitionProducer } from '../producers/partition-producer.js';
+import type { PartitionProducer } from './commit-loop.js';
 import type { BreakerPauses } from './breaker-pauses.js';
 import type { KeyScheduler } from './key-scheduler.js';
 import { PartitionState } from './partition-state.js';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { OutputDeps } from '../producers/output-records.js';
-import { createPartitionProducer, type PartitionProducer } from '../producers/partition-producer.js';
+import { createPartitionProducer, type PartitionProducer } from './commit-loop.js';
 import { BreakerPauses } from './breaker-pauses.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { CommitLoop } from './commit-loop.js';

@@ -4,7 +4,7 @@ import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { toAppError } from '../errors.js';
 import type { Handler, Handlers } from '../handlers/types.js';
 import type { OperationLimiter } from '../limits/types.js';
-import type { PartitionProducer } from '../producers/partition-producer.js';
+import type { PartitionProducer } from '../consumers/commit-loop.js';
 import type { EventPublisher } from '../webhooks/event-publisher.js';
 import type { ServiceMetrics } from './metrics.js';
 

@@ -15,7 +15,7 @@ import type { Tracing } from '../observability/tracing.js';
 import { traceProcessDeps } from '../observability/tracing-instrument.js';
 import { maxRawBytes } from '../producers/dead-letter-record.js';
 import type { OutputDeps } from '../producers/output-records.js';
-import { createPartitionProducer } from '../producers/partition-producer.js';
+import { createPartitionProducer } from '../consumers/commit-loop.js';
 import type { VehicleSearchTracker } from '../webhooks/index.js';
 import type { CallParts } from './call-parts.js';
 import type { Infrastructure } from './infrastructure.js';

@@ -4,7 +4,7 @@ import { CommitLoop, MAX_COMMIT_FAILURES } from '../../../src/consumers/commit-l
 import { PartitionState } from '../../../src/consumers/partition-state.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
 import type { OutputRecord } from '../../../src/producers/output-records.js';
-import type { OffsetToCommit, PartitionProducer } from '../../../src/producers/partition-producer.js';
+import type { OffsetToCommit, PartitionProducer } from '../../../src/consumers/commit-loop.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -4,7 +4,7 @@ import { CommitLoop } from '../../../src/consumers/commit-loop.js';
 import { KeyScheduler } from '../../../src/consumers/key-scheduler.js';
 import { Partitions } from '../../../src/consumers/partitions.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
-import type { OffsetToCommit, PartitionProducer } from '../../../src/producers/partition-producer.js';
+import type { OffsetToCommit, PartitionProducer } from '../../../src/consumers/commit-loop.js';
 
 afterEach(() => {
   vi.useRealTimers();

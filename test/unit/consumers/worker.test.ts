@@ -11,7 +11,7 @@ import type { ProcessDeps } from '../../../src/consumers/process-request.js';
 import { Worker, type BatchPayload } from '../../../src/consumers/worker.js';
 import { topicNames, type Operation } from '../../../src/contract/operations.js';
 import type { Handlers } from '../../../src/handlers/types.js';
-import type { PartitionProducer } from '../../../src/producers/partition-producer.js';
+import type { PartitionProducer } from '../../../src/consumers/commit-loop.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 
 const topics = topicNames('t');

@@ -4,7 +4,7 @@ import type { ParamsOf } from '../../../src/contract/params.js';
 import type { Handler, Handlers } from '../../../src/handlers/types.js';
 import { instrumentHandlers, instrumentProducer } from '../../../src/observability/instrument.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
-import type { PartitionProducer } from '../../../src/producers/partition-producer.js';
+import type { PartitionProducer } from '../../../src/consumers/commit-loop.js';
 
 const offset = { groupId: 'g', topic: 't', partition: 0, offset: '1' };
 
