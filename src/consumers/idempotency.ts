@@ -31,7 +31,10 @@ export interface Reservation {
 
 export interface IdempotencyStore {
   get(operation: Operation, requestId: string): Promise<PaidOutcome | undefined>;
-  /** A reservation, or undefined while another copy holds one. */
+  /**
+   * A reservation, or undefined while another copy holds one or once an outcome is paid (then
+   * `get` answers it): reserving and checking for a paid outcome is one atomic step.
+   */
   reserve(operation: Operation, requestId: string): Promise<Reservation | undefined>;
 }
 
@@ -60,6 +63,10 @@ export interface RedisIdempotencySettings {
 }
 
 const RELEASE_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
+// One round trip each instead of two: Redis runs a script atomically, so a reservation is never
+// taken after the outcome was paid, and the outcome and the release land together.
+const RESERVE_UNLESS_PAID = `if redis.call('exists', KEYS[1]) == 1 then return 0 end if redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end return 0`;
+const STORE_AND_RELEASE = `redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]) if redis.call('get', KEYS[2]) == ARGV[3] then redis.call('del', KEYS[2]) end return 1`;
 const EXTEND_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`;
 
 export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySettings): IdempotencyStore {
@@ -69,8 +76,6 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
   const reservedKey = (op: Operation, id: string): string => `${keyPrefix}:reserved:${op}:${id}`;
   // Paid outcomes this process could not store yet: answered from here while the write is retried.
   const unsaved = new Map<string, PaidOutcome>();
-  const write = (op: Operation, id: string, paid: PaidOutcome): Promise<unknown> =>
-    redis.set(paidKey(op, id), encode(JSON.stringify(paid)), 'EX', windowSeconds);
   return {
     async get(operation, requestId) {
       const local = unsaved.get(paidKey(operation, requestId));
@@ -80,8 +85,11 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
     },
     async reserve(operation, requestId) {
       const key = reservedKey(operation, requestId);
+      const id = paidKey(operation, requestId);
       const token = randomUUID();
-      if ((await redis.set(key, token, 'PX', reservationTtlMs, 'NX')) !== 'OK') return undefined;
+      if (unsaved.has(id)) return undefined;
+      if ((await redis.eval(RESERVE_UNLESS_PAID, 2, id, key, token, reservationTtlMs)) !== 1)
+        return undefined;
       const heartbeat = setInterval(() => {
         redis.eval(EXTEND_IF_OURS, 1, key, token, reservationTtlMs).catch(() => undefined);
       }, reservationTtlMs / 3);
@@ -93,12 +101,12 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
       return {
         release,
         async complete(paid) {
-          const id = paidKey(operation, requestId);
           for (;;) {
             try {
-              await write(operation, requestId, paid);
+              const value = encode(JSON.stringify(paid));
+              await redis.eval(STORE_AND_RELEASE, 2, id, key, value, windowSeconds, token);
+              clearInterval(heartbeat);
               unsaved.delete(id);
-              await release();
               return;
             } catch {
               // Held, with its heartbeat: other copies wait instead of paying again.
@@ -161,7 +169,8 @@ export function memoryIdempotencyStore(
     },
     reserve(operation, requestId) {
       const key = `${operation}:${requestId}`;
-      if (reserved.has(key)) return Promise.resolve(undefined);
+      const paid = entries.get(key);
+      if (reserved.has(key) || (paid && paid.expiresAt > now())) return Promise.resolve(undefined);
       reserved.add(key);
       return Promise.resolve({
         complete(paid) {

@@ -141,14 +141,10 @@ async function reserveOrReuse(
   for (;;) {
     const paid = await deps.idempotency.get(operation, requestId);
     if (paid) return { paid };
+    // Undefined also when the outcome was paid since the read above: the next read has it.
     const reservation = await deps.idempotency.reserve(operation, requestId);
-    if (reservation) {
-      // Paid and released between the two reads above.
-      const raced = await deps.idempotency.get(operation, requestId);
-      if (!raced) return { reservation };
-      await reservation.release();
-      return { paid: raced };
-    }
+    if (reservation) return { reservation };
+    if (await deps.idempotency.get(operation, requestId)) continue;
     try {
       await deps.sleep(RESERVATION_POLL_MS, signal);
     } catch (error) {
