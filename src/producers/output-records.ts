@@ -2,10 +2,16 @@ import type { IHeaders } from 'kafkajs';
 import type {
   Correlation,
   ErrorEnvelope,
+  Origin,
+  RequestEnvelope,
   ResultEnvelope,
   VehicleSearchEvent,
 } from '../contract/envelopes.js';
-import type { TopicNames } from '../contract/operations.js';
+import type { Operation, TopicNames } from '../contract/operations.js';
+import type { ParamsOf } from '../contract/params.js';
+import type { AppError } from '../errors.js';
+import type { HandlerOutcome } from '../handlers/types.js';
+import { truncationNote } from './dead-letter-record.js';
 import { buildHeaders } from './headers.js';
 import { fitResult } from './shrink-result.js';
 import { isFramed, type ValueCodec } from './value-codec.js';
@@ -124,4 +130,74 @@ async function encode(
       traceparent: correlation.traceparent,
     }),
   };
+}
+
+/** The result envelope of a request the vendor answered (or whose paid answer is reused). */
+export function resultEnvelope<O extends Operation>(
+  request: { operation: O; origin: Origin; envelope: RequestEnvelope; params: ParamsOf<O> },
+  outcome: HandlerOutcome,
+  times: { attempts: number; receivedAt: Date; completedAt: Date },
+): ResultEnvelope {
+  const { envelope } = request;
+  return {
+    requestId: envelope.requestId,
+    operation: request.operation,
+    status: outcome.status,
+    params: request.params,
+    response: outcome.response,
+    vendor: outcome.vendor,
+    attempts: times.attempts,
+    receivedAt: times.receivedAt.toISOString(),
+    completedAt: times.completedAt.toISOString(),
+    ...(envelope.requestedAt === undefined ? {} : { requestedAt: envelope.requestedAt }),
+    ...(envelope.source === undefined ? {} : { source: envelope.source }),
+    ...(envelope.metadata === undefined ? {} : { metadata: envelope.metadata }),
+    origin: request.origin,
+    ...(outcome.searchId === undefined ? {} : { searchId: outcome.searchId }),
+  };
+}
+
+/** The dead letter of a request, carrying what of it could be read (`request`). */
+export function errorEnvelope(
+  failed: {
+    operation: Operation;
+    origin: Origin;
+    request: Record<string, unknown>;
+    requestId: string | null;
+  },
+  error: AppError,
+  details: { attempts: number; failedAt: Date; maxRawBytes: number },
+): ErrorEnvelope {
+  const { request } = failed;
+  const metadata =
+    typeof request.metadata === 'object' && request.metadata !== null && !Array.isArray(request.metadata)
+      ? stringValues(request.metadata as Record<string, unknown>)
+      : undefined;
+  const message =
+    request.rawTruncated === true
+      ? `${error.message}; the dead letter carries ${truncationNote(details.maxRawBytes, Number(request.rawBytes))}`
+      : error.message;
+  return {
+    requestId: failed.requestId,
+    operation: failed.operation,
+    attempts: details.attempts,
+    failedAt: details.failedAt.toISOString(),
+    error: {
+      kind: error.kind,
+      message,
+      retryable: error.retryable,
+      ...(error.httpStatus === undefined ? {} : { httpStatus: error.httpStatus }),
+      ...(error.code === undefined ? {} : { code: error.code }),
+    },
+    request,
+    origin: failed.origin,
+    ...(metadata ? { metadata } : {}),
+  };
+}
+
+function stringValues(value: Record<string, unknown>): Record<string, string> | undefined {
+  const entries = Object.entries(value).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string',
+  );
+  return entries.length === Object.keys(value).length ? Object.fromEntries(entries) : undefined;
 }
