@@ -5,6 +5,7 @@
  */
 import type { LatencyLoad } from '../latency.js';
 import type { Scenario } from '../scenario.js';
+import { rateLimitedVendor } from './b-rate-limited-vendor.js';
 
 export const VENDOR_FIXED_MS = 50;
 
@@ -25,12 +26,8 @@ export const addedLatency: Scenario = {
     SANDBOX_LATENCY_JITTER_MS: '0',
     SANDBOX_RATE_LIMIT_PER_SECOND: '300',
   },
-  service: {
-    VENDOR_LIMITS: JSON.stringify({ 'lawsuits-summary': { ratePerSecond: 300, maxConcurrent: 120 } }),
-    MAX_IN_FLIGHT: '1000',
-    PARTITION_WINDOW: '2000',
-    VENDOR_CONNECTIONS: '128',
-  },
+  // (b)'s limits and windows, at half its rate.
+  service: rateLimitedVendor.service,
   baselineConcurrency: 6,
   baselineCapMs: 0,
   limitPerSecond: 300,

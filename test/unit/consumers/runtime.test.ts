@@ -2,13 +2,12 @@ import { Kafka, logLevel, type EachBatchPayload, type KafkaMessage } from 'kafka
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
-import { memoryIdempotencyStore } from '../../../src/consumers/idempotency.js';
 import type { ProcessDeps } from '../../../src/consumers/process-request.js';
 import { Runtime, type RuntimeConsumer } from '../../../src/consumers/runtime.js';
 import { OPERATIONS, topicNames } from '../../../src/contract/operations.js';
-import type { Handlers } from '../../../src/handlers/types.js';
 import type { PartitionProducer } from '../../../src/consumers/commit-loop.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
+import { fakeProcessDeps } from '../../helpers/fake-process-deps.js';
 
 const topics = topicNames('t');
 const TOPIC = topics.request('vehicle');
@@ -70,23 +69,7 @@ function payload(messages: KafkaMessage[]): EachBatchPayload {
   };
 }
 
-function processDeps(): ProcessDeps {
-  const breaker = new CircuitBreaker({ failureThreshold: 3, cooldownMs: 20 });
-  return {
-    decodeValue: (value) => plainJsonCodec().decode(value),
-    parseParams: unreachable,
-    handlers: {} as Handlers,
-    limiterFor: unreachable,
-    breakerFor: () => breaker,
-    idempotency: memoryIdempotencyStore(60),
-    retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, budgetMs: 1 },
-    maxRequestBytes: 10_000,
-    maxJsonDepth: 64,
-    maxRawBytes: 100_000,
-    now,
-    sleep: () => Promise.resolve(),
-  };
-}
+const processDeps = (): ProcessDeps => fakeProcessDeps(now);
 
 describe('Runtime', () => {
   it('runs on the injected consumer and producers, and at stop commits what completed before closing', async () => {

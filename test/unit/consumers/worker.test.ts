@@ -1,18 +1,16 @@
 import type { KafkaMessage } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
 import { CommitLoop } from '../../../src/consumers/commit-loop.js';
-import { memoryIdempotencyStore } from '../../../src/consumers/idempotency.js';
 import { KeyScheduler } from '../../../src/consumers/key-scheduler.js';
 import { PartitionState } from '../../../src/consumers/partition-state.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
 import type { ProcessDeps } from '../../../src/consumers/process-request.js';
 import { Worker, type BatchPayload } from '../../../src/consumers/worker.js';
-import { topicNames, type Operation } from '../../../src/contract/operations.js';
-import type { Handlers } from '../../../src/handlers/types.js';
+import { topicNames } from '../../../src/contract/operations.js';
 import type { PartitionProducer } from '../../../src/consumers/commit-loop.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
+import { fakeProcessDeps } from '../../helpers/fake-process-deps.js';
 
 const topics = topicNames('t');
 const TOPIC = topics.request('lawsuits-summary');
@@ -39,27 +37,7 @@ function batch(messages: KafkaMessage[]) {
 }
 
 /** Nothing here may be reached by the unreadable messages these tests send. */
-const unreachable = (): never => {
-  throw new Error('not expected in this test');
-};
-
-function processDeps(): ProcessDeps {
-  const breaker = new CircuitBreaker({ failureThreshold: 3, cooldownMs: 20 });
-  return {
-    decodeValue: (value) => plainJsonCodec().decode(value),
-    parseParams: unreachable,
-    handlers: {} as Handlers,
-    limiterFor: unreachable,
-    breakerFor: (_op: Operation) => breaker,
-    idempotency: memoryIdempotencyStore(60),
-    retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, budgetMs: 1 },
-    maxRequestBytes: 10_000,
-    maxJsonDepth: 64,
-    maxRawBytes: 100_000,
-    now,
-    sleep: () => Promise.resolve(),
-  };
-}
+const processDeps = (): ProcessDeps => fakeProcessDeps(now);
 
 function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>) {
   const producer: PartitionProducer = {
