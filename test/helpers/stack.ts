@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Admin, type KafkaConfig } from 'kafkajs';
 import type { SecureKafka } from './secure-listener.js';
+import { ensureTopics } from '../../src/producers/topic-setup.js';
 
 /** Values that test/global-setup.ts hands to the tests (read them with `inject(...)`). */
 export interface StackEndpoints {
@@ -55,9 +56,7 @@ export function kafkaClient(brokers: string, overrides: Partial<KafkaConfig> = {
 
 /** Creates a topic (replication factor 1) and waits until every partition has a leader. */
 export async function createTopic(admin: Admin, name: string, partitions = 1): Promise<void> {
-  const created = await admin.createTopics({
-    topics: [{ topic: name, numPartitions: partitions, replicationFactor: 1 }],
-    waitForLeaders: true,
-  });
-  if (!created) throw new Error(`topic ${name} already exists`);
+  if ((await admin.listTopics()).includes(name)) throw new Error(`topic ${name} already exists`);
+  // The service's own creation: it retries what a loaded broker answers while leaders are elected.
+  await ensureTopics(admin, [{ topic: name, numPartitions: partitions, replicationFactor: 1 }]);
 }
