@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
-import { memoryIdempotencyStore } from '../../../src/consumers/idempotency.js';
 import { processRequest, type ProcessDeps } from '../../../src/consumers/process-request.js';
 import { OPERATIONS } from '../../../src/contract/operations.js';
 import type { Handler, Handlers } from '../../../src/handlers/types.js';
-import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 import { VendorError } from '../../../src/vendor-api/errors.js';
+import { fakeProcessDeps } from '../../helpers/fake-process-deps.js';
 
 const signals = () => ({ signal: new AbortController().signal, callSignal: new AbortController().signal });
 
@@ -24,7 +23,7 @@ function setup(prepare: Handler['prepare']) {
   );
   const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 60_000 });
   const deps: ProcessDeps = {
-    decodeValue: (value) => plainJsonCodec().decode(value),
+    ...fakeProcessDeps(() => new Date('2026-11-21T10:00:00.000Z')),
     parseParams: (_op, params) => ({ ok: true, value: params as never }),
     handlers: Object.fromEntries(OPERATIONS.map((op) => [op, handler])) as unknown as Handlers,
     limiterFor: () => ({
@@ -37,14 +36,10 @@ function setup(prepare: Handler['prepare']) {
       backoff: () => undefined,
     }),
     breakerFor: () => breaker,
-    idempotency: memoryIdempotencyStore(60),
     retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, budgetMs: 10_000 },
-    maxRequestBytes: 10_000,
-    maxJsonDepth: 64,
     maxRawBytes: 10_000,
-    now: () => new Date('2026-11-21T10:00:00.000Z'),
-    sleep: () => Promise.resolve(),
   };
+
   return { deps, events, breaker };
 }
 
