@@ -15,10 +15,7 @@ const { kafka, start } = useTestKafka();
 
 describe('a process whose transactional producer is fenced while it holds uncommitted work', () => {
   it('commits that work again with a new producer, so every request is answered once', async () => {
-    const {
-      collector,
-      publishSummaries,
-    } = await start('fenced', {
+    const { collector, publishSummaries } = await start('fenced', {
       knobs: { latencyMeanMs: 400, latencyJitterMs: 0 },
       env: { TOPIC_PARTITIONS: '1', KAFKA_TRANSACTIONAL_ID: 'fenced-test.replica-1' },
     });
