@@ -5,6 +5,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# kafkajs is patched at install (postinstall: patch-package) with KIP-447's protocol versions.
+COPY patches ./patches
 # The `node` devDependency only supplies Node 24 to npm scripts on machines that lack it;
 # this image has Node 24 already.
 RUN npm ci --no-audit --no-fund

@@ -32,6 +32,14 @@ const envSchema = z.object({
   KAFKA_GROUP_ID: z.string().min(1).default('verification-gateway'),
   /** How long the group waits for a silent member before moving its partitions. */
   KAFKA_SESSION_TIMEOUT_MS: int(6_000, 30_000),
+  /**
+   * The process's transactional id; by default `<group>.<hostname>.<pid>`: stable across a
+   * container's restarts in its pod (pid 1), distinct for processes sharing a host. Must be
+   * unique among running replicas.
+   */
+  KAFKA_TRANSACTIONAL_ID: z.string().min(1).optional(),
+  /** How long a replica that vanished mid-transaction holds its partitions' offsets unstable. */
+  KAFKA_TRANSACTION_TIMEOUT_MS: int(1_000, 10_000),
   TOPIC_PREFIX: z
     .string()
     .regex(/^[a-zA-Z0-9._-]+$/, 'may hold letters, digits, dot, underscore and hyphen only')

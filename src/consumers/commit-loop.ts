@@ -1,30 +1,41 @@
 import { CompressionTypes, Partitioners, type Kafka, type Producer, type TopicMessages } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { OutputRecord } from '../producers/output-records.js';
+import type { DrainedPrefix } from './offset-tracker.js';
 import type { PartitionState } from './partition-state.js';
 import type { PauseControl } from './pause-control.js';
 
 /**
  * The end of a request's path: its outcome committed with its input offset. The commit loop
- * below, then the partition's transactional producer it commits with.
+ * below, then the process's transactional producer it commits with.
  *
- * Group commit: a partition's contiguous completed prefix is committed with its outputs in one
- * transaction on the partition's own producer as soon as the partition has one and its previous
- * transaction has finished, at most one transaction per partition per `commitIntervalMs`. Under
- * load, what completes while a transaction runs waits for it and joins the next one (commits
- * batch by themselves); lightly loaded, an outcome is committed right away instead of waiting
- * for a fixed tick. Nothing runs while nothing completes. A failed commit is carried to the next
- * transaction; repeated failures are fatal, a fenced producer revokes the partition.
+ * Group commit: one transaction at a time for the whole process carries the outputs and the
+ * next offsets of every partition with a contiguous completed prefix. A round starts as soon as
+ * some partition has completed work and the previous round has finished (at most one round per
+ * `commitIntervalMs`): under load, what completes while a round runs joins the next one, so
+ * rounds batch by themselves; lightly loaded, an outcome is committed right away. Nothing runs
+ * while nothing completes.
+ *
+ * Zombie fencing (KIP-447): the offsets carry the group generation and member id this
+ * instance holds its partitions under; the group coordinator refuses them once that generation
+ * is over, the transaction aborts, and the round's partitions are read again from their
+ * committed offsets (if they are still ours). A failed round is carried to the next; repeated
+ * failures are fatal.
  */
 export interface CommitLoopDeps {
-  settings: { groupId: string; partitionWindow: number; commitIntervalMs: number };
+  settings: { partitionWindow: number; commitIntervalMs: number };
   /** The partitions held now. */
   partitions(): Iterable<PartitionState>;
+  producer: Pick<TransactionalProducer, 'commit'>;
+  /** The group membership the partitions are held under; none before the first join. */
+  member(): GroupMember | undefined;
   pauses: Pick<PauseControl, 'resume'>;
   logger: Logger;
-  metrics?: { committed(count: number): void } | undefined;
-  /** The partition's producer was fenced: another instance owns it now. */
-  onFenced(state: PartitionState): void;
+  metrics?: { committed(count: number): void; commitRefused?(): void } | undefined;
+  /** The group's stable committed offset of a partition; none while a transaction holds it. */
+  committedOffset(topic: string, partition: number): Promise<string | undefined>;
+  /** The group refused the round's offsets: this member's generation is over. */
+  onRefused(states: PartitionState[]): void;
   onFatal(error: unknown): void;
 }
 
@@ -32,10 +43,16 @@ export const MAX_COMMIT_FAILURES = 5;
 /** Wait before trying a failed transaction again (it is fatal after MAX_COMMIT_FAILURES). */
 const RETRY_DELAY_MS = 100;
 
+interface Taken {
+  state: PartitionState;
+  prefix: DrainedPrefix<OutputRecord>;
+}
+
 export class CommitLoop {
-  /** Partitions with a transaction scheduled and not started yet. */
-  private readonly due = new Map<PartitionState, NodeJS.Timeout>();
-  private readonly lastStartedAt = new WeakMap<PartitionState, number>();
+  private round: Promise<void> | undefined;
+  private scheduled: NodeJS.Timeout | undefined;
+  private lastStartedAt = 0;
+  private failures = 0;
   private stopped = true;
 
   constructor(private readonly deps: CommitLoopDeps) {}
@@ -44,151 +61,238 @@ export class CommitLoop {
     this.stopped = false;
   }
 
-  /** No transaction is scheduled after this; one already started finishes. */
+  /** No round is scheduled after this; one already started finishes. */
   stop(): void {
     this.stopped = true;
-    for (const timer of this.due.values()) clearTimeout(timer);
-    this.due.clear();
+    clearTimeout(this.scheduled);
+    this.scheduled = undefined;
   }
 
   /** The last commit at shutdown, once in-flight work has finished or been abandoned. */
   async commitFinal(): Promise<void> {
     this.stop();
-    // A transaction under way at the stop leaves what completed meanwhile for one more.
-    for (let round = 0; round <= MAX_COMMIT_FAILURES && this.hasWork(); round += 1) await this.commitAll();
+    // A round under way at the stop leaves what completed meanwhile for one more.
+    if (this.round) await this.round;
+    for (let round = 0; round <= MAX_COMMIT_FAILURES && this.hasWork(); round += 1) await this.commitRound();
   }
 
-  private hasWork(): boolean {
-    for (const state of this.deps.partitions())
-      if (!state.isRevoked() && (state.carry || state.tracker.hasReadyPrefix())) return true;
-    return false;
-  }
-
-  /** A message of the partition completed: its prefix is committed as soon as allowed. */
+  /** A message of the partition completed: a round starts as soon as allowed. */
   completed(state: PartitionState, delayMs = 0): void {
-    if (this.stopped || state.committing || this.due.has(state) || state.isRevoked()) return;
+    if (this.stopped || this.round || this.scheduled || state.isRevoked()) return;
     if (!state.carry && !state.tracker.hasReadyPrefix()) return;
-    const spacing = (this.lastStartedAt.get(state) ?? 0) + this.deps.settings.commitIntervalMs - Date.now();
-    const timer = setTimeout(
+    const spacing = this.lastStartedAt + this.deps.settings.commitIntervalMs - Date.now();
+    this.scheduled = setTimeout(
       () => {
-        this.due.delete(state);
-        void this.commitPartition(state);
+        this.scheduled = undefined;
+        void this.commitRound();
       },
       Math.max(0, spacing, delayMs),
     );
-    this.due.set(state, timer);
   }
 
-  async commitAll(): Promise<void> {
-    await Promise.all([...this.deps.partitions()].map((state) => this.commitPartition(state)));
-  }
-
-  commitPartition(state: PartitionState): Promise<void> {
-    if (state.committing) return state.committing;
-    if (state.isRevoked()) return Promise.resolve();
-    const prefix = state.takePrefix();
-    if (!prefix) return Promise.resolve();
-    const { groupId, partitionWindow } = this.deps.settings;
-    const offset = { groupId, topic: state.topic, partition: state.partition, offset: prefix.nextOffset };
-    const startedAt = Date.now();
-    this.lastStartedAt.set(state, startedAt);
+  /** Commits every held partition's completed prefix in one transaction. */
+  commitRound(): Promise<void> {
+    if (this.round) return this.round;
     let retryAfterMs = 0;
-    state.committing = state.producer
-      .commit(prefix.outputs, offset)
-      .then(() => {
-        state.commitFailures = 0;
-        state.committed(prefix.nextOffset, startedAt);
-        this.deps.metrics?.committed(prefix.count);
-        if (state.tracker.size < partitionWindow)
-          this.deps.pauses.resume(state.topic, state.partition, 'window');
-      })
-      .catch((error: unknown) => {
-        this.failed(state, prefix, error);
-        retryAfterMs = RETRY_DELAY_MS;
+    this.round = this.runRound()
+      .then((ok) => {
+        if (!ok) retryAfterMs = RETRY_DELAY_MS;
       })
       .finally(() => {
-        state.committing = undefined;
-        // What completed meanwhile (or a failed prefix) goes in the next transaction.
-        this.completed(state, retryAfterMs);
+        this.round = undefined;
+        // What completed meanwhile (or a failed round) goes in the next transaction.
+        const next = this.nextWithWork();
+        if (next) this.completed(next, retryAfterMs);
       });
-    return state.committing;
+    return this.round;
   }
 
-  private failed(state: PartitionState, prefix: PartitionState['carry'], error: unknown): void {
-    if (isFenced(error)) {
+  /** False when the round failed or could not start, to be tried again shortly. */
+  private async runRound(): Promise<boolean> {
+    const member = this.deps.member();
+    if (!member) return true;
+    if (this.failures > 0 && !(await this.settleCarried())) return false;
+    const taken = this.take();
+    if (taken.length === 0) return true;
+    const startedAt = Date.now();
+    this.lastStartedAt = startedAt;
+    const records = taken.flatMap((t) => t.prefix.outputs);
+    const offsets = taken.map(({ state, prefix }) => ({
+      topic: state.topic,
+      partition: state.partition,
+      offset: prefix.nextOffset,
+    }));
+    try {
+      await this.deps.producer.commit(records, offsets, member);
+      this.succeeded(taken, startedAt);
+      return true;
+    } catch (error) {
+      this.failed(taken, error);
+      return false;
+    }
+  }
+
+  /**
+   * A transaction reported as failed may have committed all the same (its EndTxn answer lost
+   * in a timeout): before sending carried work again, the group's stable offsets say whether it
+   * is in already. False while a transaction still holds those offsets (try again later).
+   */
+  private async settleCarried(): Promise<boolean> {
+    for (const state of this.deps.partitions()) {
+      const { carry } = state;
+      if (!carry || state.isRevoked()) continue;
+      const committed = await this.deps.committedOffset(state.topic, state.partition).catch(() => undefined);
+      if (committed === undefined) return false;
+      if (BigInt(committed) < BigInt(carry.nextOffset) || state.carry !== carry) continue;
       this.deps.logger.warn(
         { topic: state.topic, partition: state.partition },
-        'producer fenced; partition moved to another instance',
+        'a transaction reported as failed had committed; its work is not sent again',
       );
-      this.deps.onFenced(state);
+      state.carry = undefined;
+      state.committed(carry.nextOffset, Date.now());
+      this.deps.metrics?.committed(carry.count);
+    }
+    return true;
+  }
+
+  private take(): Taken[] {
+    const taken: Taken[] = [];
+    for (const state of this.deps.partitions()) {
+      if (state.isRevoked()) continue;
+      const prefix = state.takePrefix();
+      if (prefix) taken.push({ state, prefix });
+    }
+    return taken;
+  }
+
+  private hasWork(): boolean {
+    return this.nextWithWork() !== undefined;
+  }
+
+  private nextWithWork(): PartitionState | undefined {
+    for (const state of this.deps.partitions())
+      if (!state.isRevoked() && (state.carry || state.tracker.hasReadyPrefix())) return state;
+    return undefined;
+  }
+
+  private succeeded(taken: Taken[], startedAt: number): void {
+    this.failures = 0;
+    let count = 0;
+    for (const { state, prefix } of taken) {
+      count += prefix.count;
+      state.committed(prefix.nextOffset, startedAt);
+      if (state.tracker.size < this.deps.settings.partitionWindow)
+        this.deps.pauses.resume(state.topic, state.partition, 'window');
+    }
+    this.deps.metrics?.committed(count);
+  }
+
+  private failed(taken: Taken[], error: unknown): void {
+    if (isRefusedMember(error)) {
+      this.deps.logger.warn(
+        { err: error, partitions: taken.length },
+        "commit refused: this member's group generation is over; its partitions are read again",
+      );
+      this.deps.metrics?.commitRefused?.();
+      this.deps.onRefused(taken.map((t) => t.state));
       return;
     }
-    state.carry = prefix;
-    state.commitFailures += 1;
-    this.deps.logger.error(
-      { err: error, failures: state.commitFailures, topic: state.topic, partition: state.partition },
-      'transaction failed',
-    );
-    if (state.commitFailures >= MAX_COMMIT_FAILURES) this.deps.onFatal(error);
+    for (const { state, prefix } of taken) if (!state.isRevoked()) state.carry = prefix;
+    this.failures += 1;
+    this.deps.logger.error({ err: error, failures: this.failures }, 'transaction failed');
+    if (this.failures >= MAX_COMMIT_FAILURES) this.deps.onFatal(error);
   }
 }
 
-function isFenced(error: unknown): boolean {
-  const type = (error as { type?: unknown } | null)?.type;
-  return (
-    type === 'INVALID_PRODUCER_EPOCH' ||
-    type === 'PRODUCER_FENCED' ||
-    type === 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED'
-  );
+/** The group coordinator's answers to offsets from a member outside the current generation. */
+const REFUSED_MEMBER_ERRORS = new Set([
+  'ILLEGAL_GENERATION',
+  'UNKNOWN_MEMBER_ID',
+  'FENCED_INSTANCE_ID',
+  'REBALANCE_IN_PROGRESS',
+]);
+
+export function isRefusedMember(error: unknown): boolean {
+  return REFUSED_MEMBER_ERRORS.has(errorType(error));
+}
+
+/** Another producer took our transactional id, or the broker timed our transaction out. */
+export function isProducerFenced(error: unknown): boolean {
+  const type = errorType(error);
+  return type === 'INVALID_PRODUCER_EPOCH' || type === 'PRODUCER_FENCED';
+}
+
+/** The broker's error name, also under kafkajs's retry wrappers (originalError, cause). */
+function errorType(error: unknown): string {
+  for (let e = error, depth = 0; e && depth < 4; depth += 1) {
+    const { type, originalError, cause } = e as { type?: unknown; originalError?: unknown; cause?: unknown };
+    if (typeof type === 'string') return type;
+    e = originalError ?? cause;
+  }
+  return '';
 }
 
 /**
- * One transactional producer per input partition, with a transactional id derived from the
- * group, topic and partition.
- *
- * Why per partition: kafkajs has no KIP-447 (it cannot attach the consumer group's
- * generation to sendOffsets), so a single producer per instance could not fence a zombie that
- * lost its partitions in a rebalance. With a stable id per input partition (Kafka's original
- * exactly-once design, before KIP-447), the new owner's InitProducerId fences the old owner:
- * the old owner's pending transaction is aborted and its next commit fails.
+ * One transactional producer per process. Its transactional id is stable for a replica (see
+ * config: KAFKA_TRANSACTIONAL_ID), so a restarted replica's InitProducerId aborts whatever its
+ * previous incarnation left open; a replica that vanished without restarting leaves its open
+ * transaction to the transaction timeout. Fencing a zombie is not the transactional id's job
+ * here but the group generation's (KIP-447, through kafkajs as patched in patches/).
  */
-export interface OffsetToCommit {
-  groupId: string;
+export interface PartitionOffset {
   topic: string;
   partition: number;
   /** The next offset to read. */
   offset: string;
 }
 
-export interface PartitionProducer {
-  /** Registers the transactional id, fencing any earlier owner of the partition. */
-  fence(): Promise<void>;
-  /** Sends the records and commits the offset in one transaction. */
-  commit(records: readonly OutputRecord[], offset: OffsetToCommit): Promise<void>;
+export interface GroupMember {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+}
+
+export interface TransactionalProducer {
+  /** InitProducerId: aborts what an earlier process with the same transactional id left open. */
+  connect(): Promise<void>;
+  /** Sends the records and commits the offsets for the member in one transaction. */
+  commit(
+    records: readonly OutputRecord[],
+    offsets: readonly PartitionOffset[],
+    member: GroupMember,
+  ): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface TransactionalProducerSettings {
+  transactionalId: string;
+  transactionTimeoutMs: number;
 }
 
 /** Uncompressed bytes per produce call: well under the broker's default max.message.bytes. */
 const CHUNK_BYTES = 512 * 1024;
 
-export function createPartitionProducer(kafka: Kafka, transactionalId: string): PartitionProducer {
+export function createTransactionalProducer(
+  kafka: Kafka,
+  settings: TransactionalProducerSettings,
+): TransactionalProducer {
   const create = (): Producer =>
     kafka.producer({
-      transactionalId,
+      transactionalId: settings.transactionalId,
       idempotent: true,
       maxInFlightRequests: 1,
-      transactionTimeout: 60_000,
+      transactionTimeout: settings.transactionTimeoutMs,
       // Java-compatible murmur2 on the key: the request's key lands where Java clients put it.
       createPartitioner: Partitioners.DefaultPartitioner,
     });
   let producer = create();
   let connected: Promise<void> | undefined;
-  // connect() runs InitProducerId, which fences and aborts whatever the old one left open.
   const connect = (): Promise<void> => (connected ??= producer.connect());
   /**
    * After a broker outage a failed abort can leave kafkajs's transaction state stuck
-   * ("Cannot call beginTransaction in state ABORTING"): a new producer with the same
-   * transactional id starts clean, fencing the old one first.
+   * ("Cannot call beginTransaction in state ABORTING"), and a transaction that outlived its
+   * timeout leaves the producer fenced: a new producer with the same transactional id starts
+   * clean.
    */
   const replace = async (): Promise<void> => {
     const old = producer;
@@ -199,13 +303,8 @@ export function createPartitionProducer(kafka: Kafka, transactionalId: string): 
   };
 
   return {
-    async fence() {
-      await connect();
-      // The first transaction() runs InitProducerId; an empty abort ends it without a request.
-      const transaction = await producer.transaction();
-      await transaction.abort();
-    },
-    async commit(records, offset) {
+    connect,
+    async commit(records, offsets, member) {
       await connect();
       const transaction = await producer.transaction().catch(async (error: unknown) => {
         await replace();
@@ -216,14 +315,15 @@ export function createPartitionProducer(kafka: Kafka, transactionalId: string): 
           await transaction.sendBatch({ topicMessages, compression: CompressionTypes.GZIP });
         }
         await transaction.sendOffsets({
-          consumerGroupId: offset.groupId,
-          topics: [
-            { topic: offset.topic, partitions: [{ partition: offset.partition, offset: offset.offset }] },
-          ],
+          consumerGroupId: member.groupId,
+          topics: byTopic(offsets),
+          consumerGroupMetadata: { generationId: member.generationId, memberId: member.memberId },
         });
         await transaction.commit();
       } catch (error) {
-        await transaction.abort().catch(replace);
+        // A fenced producer can do nothing more, abort included: its successor aborts for it.
+        if (isProducerFenced(error)) await replace();
+        else await transaction.abort().catch(replace);
         throw error;
       }
     },
@@ -231,6 +331,21 @@ export function createPartitionProducer(kafka: Kafka, transactionalId: string): 
       if (connected) await producer.disconnect();
     },
   };
+}
+
+function byTopic(
+  offsets: readonly PartitionOffset[],
+): { topic: string; partitions: { partition: number; offset: string }[] }[] {
+  const topics = new Map<string, { partition: number; offset: string }[]>();
+  for (const { topic, partition, offset } of offsets) {
+    let partitions = topics.get(topic);
+    if (!partitions) {
+      partitions = [];
+      topics.set(topic, partitions);
+    }
+    partitions.push({ partition, offset });
+  }
+  return [...topics].map(([topic, partitions]) => ({ topic, partitions }));
 }
 
 function chunk(records: readonly OutputRecord[]): TopicMessages[][] {

@@ -1,6 +1,5 @@
 import type { Operation } from '../contract/operations.js';
 import type { OutputRecord } from '../producers/output-records.js';
-import type { PartitionProducer } from './commit-loop.js';
 import { OffsetTracker, type DrainedPrefix } from './offset-tracker.js';
 
 /** What the runtime holds for one assigned request partition. */
@@ -18,8 +17,6 @@ export class PartitionState {
   highestTaken = -1n;
   /** A drained prefix whose commit failed and is tried again. */
   carry: DrainedPrefix<OutputRecord> | undefined;
-  commitFailures = 0;
-  committing: Promise<void> | undefined;
   private revokedFlag = false;
   /** Called once the offset they wait for is committed (metrics, traces); not in offset order. */
   private watchers: { offset: bigint; onCommitted: (commitStartedAt: number) => void }[] = [];
@@ -28,7 +25,6 @@ export class PartitionState {
     readonly topic: string,
     readonly partition: number,
     readonly operation: Operation,
-    readonly producer: PartitionProducer,
   ) {
     this.id = `${topic}/${partition}`;
   }

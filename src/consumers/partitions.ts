@@ -1,30 +1,38 @@
 import type { Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Operation } from '../contract/operations.js';
-import type { PartitionProducer } from './commit-loop.js';
 import type { BreakerPauses } from './breaker-pauses.js';
 import type { KeyScheduler } from './key-scheduler.js';
 import { PartitionState } from './partition-state.js';
 import type { PauseControl } from './pause-control.js';
 
 /**
- * The life cycle of the request partitions this instance holds: opened (with their fenced
- * transactional producer and the committed offset read after fencing) on their first batch,
- * revoked when a rebalance takes them away or their producer is fenced.
+ * The life cycle of the request partitions this instance holds: opened on their first batch
+ * from the group's committed offset, revoked when a rebalance takes them away or the group
+ * refuses their commit.
+ *
+ * The committed offset is read with require_stable (KIP-447): while an earlier owner's
+ * transaction holding offsets of the partition is still open, the partition is paused and read
+ * again once that transaction has ended (committed, aborted, or timed out), so nothing it commits
+ * is done twice. Pausing, not waiting inside the batch, keeps the consumer's heartbeats going.
  */
 export interface PartitionsDeps {
   admin: Pick<Admin, 'fetchOffsets'>;
   settings: { groupId: string; shutdownTimeoutMs: number };
-  createProducer(transactionalId: string): PartitionProducer;
-  pauses: Pick<PauseControl, 'forget'>;
+  pauses: Pick<PauseControl, 'forget' | 'pause' | 'resume'>;
   breakerPauses: Pick<BreakerPauses, 'opened'>;
   scheduler: Pick<KeyScheduler, 'dropQueued'>;
   logger: Logger;
+  /** Wait between reads of an unstable offset; grows to 1 s. */
+  unstableRetryMs?: number;
 }
 
 export class Partitions {
   private readonly states = new Map<string, PartitionState>();
-  private readonly pending = new Map<string, Promise<PartitionState>>();
+  private readonly pending = new Map<string, Promise<PartitionState | undefined>>();
+  /** Partitions paused until an earlier owner's transaction ends. */
+  private readonly unstable = new Set<string>();
+  private assignment: Record<string, number[] | undefined> = {};
 
   constructor(private readonly deps: PartitionsDeps) {}
 
@@ -37,11 +45,15 @@ export class Partitions {
     return [...this.states.values()].filter((s) => s.topic === topic).map((s) => s.partition);
   }
 
-  /** The partition's state, opened once however many batches ask at the same time. */
-  stateFor(topic: string, partition: number, operation: Operation): Promise<PartitionState> {
+  /**
+   * The partition's state, opened once however many batches ask at the same time; none while an
+   * earlier owner's transaction holds its offsets (the partition is paused until it ends).
+   */
+  stateFor(topic: string, partition: number, operation: Operation): Promise<PartitionState | undefined> {
     const id = `${topic}/${partition}`;
     const existing = this.states.get(id);
     if (existing && !existing.isRevoked()) return Promise.resolve(existing);
+    if (this.unstable.has(id)) return Promise.resolve(undefined);
     let pending = this.pending.get(id);
     if (!pending) {
       pending = this.open(topic, partition, operation).finally(() => this.pending.delete(id));
@@ -50,15 +62,18 @@ export class Partitions {
     return pending;
   }
 
-  private async open(topic: string, partition: number, operation: Operation): Promise<PartitionState> {
+  private async open(
+    topic: string,
+    partition: number,
+    operation: Operation,
+  ): Promise<PartitionState | undefined> {
     const { deps } = this;
-    const { groupId } = deps.settings;
-    const producer = deps.createProducer(`${groupId}.${topic}.${partition}`);
-    const state = new PartitionState(topic, partition, operation, producer);
-    await producer.fence();
-    // Read the committed offset only after fencing: an earlier owner may have committed
-    // between our group join and the fence; nothing below this offset may be done again.
-    const offset = await committedOffset(deps.admin, groupId, topic, partition);
+    const offset = await stableCommittedOffset(deps.admin, deps.settings.groupId, topic, partition);
+    if (offset === undefined) {
+      this.waitForStable(topic, partition);
+      return undefined;
+    }
+    const state = new PartitionState(topic, partition, operation);
     state.highestTaken = BigInt(offset) - 1n;
     deps.breakerPauses.opened(operation, topic, partition);
     this.states.set(state.id, state);
@@ -66,8 +81,32 @@ export class Partitions {
     return state;
   }
 
+  private waitForStable(topic: string, partition: number): void {
+    const id = `${topic}/${partition}`;
+    if (this.unstable.has(id)) return;
+    this.unstable.add(id);
+    const { deps } = this;
+    deps.pauses.pause(topic, partition, 'unstable-offsets');
+    deps.logger.info({ topic, partition }, "partition waits for an earlier owner's open transaction");
+    const retry = async (delayMs: number): Promise<void> => {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const stillOurs = this.assignment[topic]?.includes(partition) ?? false;
+      const settled =
+        !stillOurs ||
+        (await stableCommittedOffset(deps.admin, deps.settings.groupId, topic, partition).catch(
+          () => undefined,
+        )) !== undefined;
+      if (!settled) return retry(Math.min(1_000, delayMs * 2));
+      this.unstable.delete(id);
+      // Fetched again on resume; the batch opens the partition from the now stable offset.
+      deps.pauses.resume(topic, partition, 'unstable-offsets');
+    };
+    void retry(deps.unstableRetryMs ?? 50);
+  }
+
   /** Revokes every held partition the group's new assignment leaves out. */
   assigned(assignment: Record<string, number[] | undefined>): void {
+    this.assignment = assignment;
     for (const state of this.states.values()) {
       if (!assignment[state.topic]?.includes(state.partition)) this.revoke(state);
     }
@@ -86,7 +125,6 @@ export class Partitions {
     this.deps.scheduler.dropQueued((scope) => scope === state.id);
     this.states.delete(state.id);
     this.deps.pauses.forget(state.topic, state.partition);
-    void (state.committing ?? Promise.resolve()).then(() => state.producer.close()).catch(() => undefined);
     this.deps.logger.info({ topic: state.topic, partition: state.partition }, 'partition revoked');
   }
 
@@ -98,12 +136,9 @@ export class Partitions {
     }
   }
 
-  /** Closes every producer at shutdown, after the last commit. */
-  async closeAll(): Promise<void> {
-    await Promise.all(
-      [...this.states.values()].map((state) => state.producer.close().catch(() => undefined)),
-    );
-    this.states.clear();
+  /** Revokes every held partition: another member may have held them since. */
+  revokeAll(): void {
+    for (const state of this.states.values()) this.revoke(state);
   }
 }
 
@@ -116,4 +151,23 @@ export async function committedOffset(
 ): Promise<string> {
   const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
   return committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
+}
+
+/**
+ * The group's committed offset of one partition ('-1' when nothing is committed yet), or none
+ * while a pending transaction holds offsets of it.
+ */
+export async function stableCommittedOffset(
+  admin: Pick<Admin, 'fetchOffsets'>,
+  groupId: string,
+  topic: string,
+  partition: number,
+): Promise<string | undefined> {
+  try {
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic], requireStable: true });
+    return committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
+  } catch (error) {
+    if ((error as { type?: unknown } | null)?.type === 'UNSTABLE_OFFSET_COMMIT') return undefined;
+    throw error;
+  }
 }

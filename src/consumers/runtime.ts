@@ -3,13 +3,17 @@ import type { Logger } from 'pino';
 import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { OutputDeps } from '../producers/output-records.js';
-import { createPartitionProducer, type PartitionProducer } from './commit-loop.js';
 import { BreakerPauses } from './breaker-pauses.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
-import { CommitLoop } from './commit-loop.js';
+import {
+  CommitLoop,
+  createTransactionalProducer,
+  type GroupMember,
+  type TransactionalProducer,
+} from './commit-loop.js';
 import { stopIdleRequestQueueLoop } from './kafkajs-request-queue.js';
 import { KeyScheduler } from './key-scheduler.js';
-import { committedOffset, Partitions } from './partitions.js';
+import { committedOffset, Partitions, stableCommittedOffset } from './partitions.js';
 import { PauseControl, type PauseReason } from './pause-control.js';
 import type { ProcessDeps } from './process-request.js';
 import { Worker } from './worker.js';
@@ -19,8 +23,10 @@ export { isProgrammingError } from './worker.js';
 /**
  * The consumer runtime: one group reads every request topic; work runs concurrently beyond
  * the partition count in key order (KeyScheduler); per partition, the contiguous completed
- * prefix is committed together with its outputs in one transaction (exactly once for
- * read_committed readers); a partition whose window of uncommitted work is full is paused.
+ * prefix is committed together with its outputs, for every partition at once, in one
+ * transaction of the process's one transactional producer (exactly once for read_committed
+ * readers; zombies fenced by the group generation, KIP-447); a partition whose window of
+ * uncommitted work is full is paused.
  * Runtime coordinates the parts: Partitions (life cycle), Worker (batches to outcomes) and
  * CommitLoop (prefixes to transactions).
  */
@@ -31,11 +37,15 @@ export interface RuntimeSettings {
   commitIntervalMs: number;
   shutdownTimeoutMs: number;
   sessionTimeoutMs: number;
+  transactionalId: string;
+  transactionTimeoutMs: number;
 }
 
 export interface RuntimeMetrics {
   outcome(operation: Operation, kind: 'result' | 'error', status: string): void;
   committed(count: number): void;
+  /** A round's offsets refused by the group: this member's generation was over. */
+  commitRefused?(): void;
   /** Seconds from a request's Kafka timestamp to the commit of its outcome. */
   endToEnd?(operation: Operation, seconds: number): void;
   rebalance?(): void;
@@ -68,8 +78,8 @@ export interface RuntimeDeps {
   tracing?: Pick<Tracing, 'startRequest'> | undefined;
   /** The group's consumer; kafka.consumer(...) with the settings' group and timeouts when absent. */
   createConsumer?: (settings: RuntimeSettings) => RuntimeConsumer;
-  /** The partition's transactional producer; createPartitionProducer(kafka, id) when absent. */
-  createProducer?: (transactionalId: string) => PartitionProducer;
+  /** The process's transactional producer; createTransactionalProducer(kafka, settings) when absent. */
+  producer?: TransactionalProducer;
   /** Called once when the runtime cannot go on (the process should exit and be restarted). */
   onFatal(error: unknown): void;
 }
@@ -85,6 +95,8 @@ export class Runtime {
   private readonly partitions: Partitions;
   private readonly worker: Worker;
   private readonly commits: CommitLoop;
+  private readonly producer: TransactionalProducer;
+  private member: GroupMember | undefined;
   private stopping = false;
 
   constructor(private readonly deps: RuntimeDeps) {
@@ -101,11 +113,10 @@ export class Runtime {
       partitionsOf: (topic) => this.partitions.partitionsOf(topic),
       logger,
     });
-    const { kafka } = deps;
+    this.producer = deps.producer ?? createTransactionalProducer(deps.kafka, settings);
     this.partitions = new Partitions({
       admin: deps.admin,
       settings,
-      createProducer: deps.createProducer ?? ((id) => createPartitionProducer(kafka, id)),
       pauses: this.pauses,
       breakerPauses: this.breakerPauses,
       scheduler: this.scheduler,
@@ -115,18 +126,24 @@ export class Runtime {
     this.commits = new CommitLoop({
       settings,
       partitions: () => this.partitions.values(),
+      producer: this.producer,
+      member: () => this.member,
+      committedOffset: (topic, partition) =>
+        stableCommittedOffset(deps.admin, settings.groupId, topic, partition),
       pauses: this.pauses,
       logger,
       metrics: deps.metrics,
-      onFenced: (state) => {
-        // The window held by the dropped state's work is gone with it.
-        this.pauses.resume(state.topic, state.partition, 'window');
-        this.partitions.revoke(state);
-        // The partition may still be ours (a replica that held it for a moment during a
-        // rebalance fenced us): the consumer must read again from the committed offset, or the
-        // messages it handed over and we never committed wait for the next rebalance. kafkajs
-        // ignores a seek on a partition no longer assigned.
-        void this.rewind(state.topic, state.partition);
+      onRefused: (states) => {
+        for (const state of states) {
+          // The window held by the dropped state's work is gone with it.
+          this.pauses.resume(state.topic, state.partition, 'window');
+          this.partitions.revoke(state);
+          // The partition may still be ours (the group moved to a generation that kept it here):
+          // the consumer must read again from the committed offset, or the messages it handed
+          // over and we never committed wait for the next rebalance. kafkajs ignores a seek on
+          // a partition no longer assigned.
+          void this.rewind(state.topic, state.partition);
+        }
       },
       onFatal: (error) => {
         this.fail(error);
@@ -159,11 +176,14 @@ export class Runtime {
     const { consumer, deps } = this;
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       this.deps.metrics?.rebalance?.();
-      this.partitions.assigned(payload.memberAssignment);
+      this.joined(payload);
     });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) this.fail(payload.error);
     });
+    // InitProducerId first: what a previous incarnation with our transactional id left open is
+    // aborted before anyone reads the offsets it held.
+    await this.producer.connect();
     await consumer.connect();
     await consumer.subscribe({
       topics: OPERATIONS.map((op) => deps.topics.request(op)),
@@ -198,7 +218,37 @@ export class Runtime {
     }
     await this.commits.commitFinal();
     await this.consumer.disconnect();
-    await this.partitions.closeAll();
+    await this.producer.close().catch(() => undefined);
+  }
+
+  /**
+   * A partition kept from the previous generation keeps its work only if no other member can
+   * have held it in between: the same member id, one generation later. Otherwise (our session
+   * expired, or a generation passed without us) everything is read again from what is committed.
+   */
+  private joined(payload: {
+    groupId: string;
+    memberId: string;
+    generationId: number;
+    memberAssignment: Record<string, number[] | undefined>;
+  }): void {
+    const previous = this.member;
+    this.member = {
+      groupId: payload.groupId,
+      generationId: payload.generationId,
+      memberId: payload.memberId,
+    };
+    if (
+      previous &&
+      (previous.memberId !== payload.memberId || payload.generationId !== previous.generationId + 1)
+    ) {
+      this.deps.logger.warn(
+        { generation: payload.generationId, previousGeneration: previous.generationId },
+        'rejoined the group after missing a generation; every partition is read again',
+      );
+      this.partitions.revokeAll();
+    }
+    this.partitions.assigned(payload.memberAssignment);
   }
 
   stats(): RuntimeStats {

@@ -71,6 +71,8 @@ export class Worker {
     const operation = this.deps.topics.operationOfRequestTopic(topic);
     if (!operation || this.deps.isStopping()) return;
     const state = await this.deps.partitions.stateFor(topic, partition, operation);
+    // An earlier owner's transaction still holds its offsets: paused, fetched again once it ends.
+    if (!state) return;
     for (const message of batch.messages) {
       if (!payload.isRunning() || payload.isStale() || state.isRevoked() || this.deps.isStopping()) return;
       const offset = BigInt(message.offset);

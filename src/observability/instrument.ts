@@ -4,7 +4,7 @@ import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { toAppError } from '../errors.js';
 import type { Handler, Handlers } from '../handlers/types.js';
 import type { OperationLimiter } from '../limits/types.js';
-import type { PartitionProducer } from '../consumers/commit-loop.js';
+import { isProducerFenced, type TransactionalProducer } from '../consumers/commit-loop.js';
 import type { EventPublisher } from '../webhooks/event-publisher.js';
 import type { ServiceMetrics } from './metrics.js';
 
@@ -104,20 +104,20 @@ export function instrumentIdempotency(
 
 /** Transactions committed and aborted, their duration, and fencing. */
 export function instrumentProducer(
-  producer: PartitionProducer,
+  producer: TransactionalProducer,
   metrics: Pick<ServiceMetrics, 'transaction' | 'producerFenced'>,
-): PartitionProducer {
+): TransactionalProducer {
   return {
-    fence: () => producer.fence(),
+    connect: () => producer.connect(),
     close: () => producer.close(),
-    async commit(records, offset) {
+    async commit(records, offsets, member) {
       const startedAt = performance.now();
       try {
-        await producer.commit(records, offset);
+        await producer.commit(records, offsets, member);
         metrics.transaction('committed', seconds(startedAt));
       } catch (error) {
         metrics.transaction('aborted', seconds(startedAt));
-        if (isFenced(error)) metrics.producerFenced();
+        if (isProducerFenced(error)) metrics.producerFenced();
         throw error;
       }
     },
@@ -150,9 +150,4 @@ export function watchBreaker(
   breaker.on('close', () => {
     metrics.breakerTransition(operation, 'close');
   });
-}
-
-function isFenced(error: unknown): boolean {
-  const type = (error as { type?: unknown } | null)?.type;
-  return type === 'INVALID_PRODUCER_EPOCH' || type === 'PRODUCER_FENCED';
 }

@@ -151,7 +151,7 @@ function startAtZero(
   }
 }
 
-type TransactionRecorders = Pick<ServiceMetrics, 'transaction' | 'producerFenced'>;
+type TransactionRecorders = Pick<ServiceMetrics, 'transaction' | 'producerFenced' | 'commitRefused'>;
 
 export function transactionRecorders(make: MetricFactory): TransactionRecorders {
   const txCommitted = make.counter(
@@ -168,7 +168,11 @@ export function transactionRecorders(make: MetricFactory): TransactionRecorders 
   );
   const fenced = make.counter(
     'verification_producers_fenced_total',
-    'Transactional producers fenced by a newer owner of their partition',
+    'Transactional producer fenced: its transaction outlived the timeout, or another process took its transactional id',
+  );
+  const refused = make.counter(
+    'verification_commits_refused_total',
+    "Transactions whose offsets the group refused because this member's generation was over (a zombie's commit)",
   );
   return {
     transaction(kind, seconds) {
@@ -177,6 +181,9 @@ export function transactionRecorders(make: MetricFactory): TransactionRecorders 
     },
     producerFenced: () => {
       fenced.inc();
+    },
+    commitRefused: () => {
+      refused.inc();
     },
   };
 }

@@ -38,6 +38,7 @@ export interface ServiceMetrics extends RuntimeMetrics {
   paidOutcomeReused(operation: Operation): void;
   transaction(kind: 'committed' | 'aborted', seconds: number): void;
   producerFenced(): void;
+  commitRefused(): void;
   consumerLag(topic: string, partition: number, lag: number): void;
   webhookCall(code: number): void;
   vehicleSearchExpired(): void;

@@ -15,7 +15,7 @@ import type { Tracing } from '../observability/tracing.js';
 import { traceProcessDeps } from '../observability/tracing-instrument.js';
 import { maxRawBytes } from '../producers/dead-letter-record.js';
 import type { OutputDeps } from '../producers/output-records.js';
-import { createPartitionProducer } from '../consumers/commit-loop.js';
+import { createTransactionalProducer } from '../consumers/commit-loop.js';
 import type { VehicleSearchTracker } from '../webhooks/index.js';
 import type { CallParts } from './call-parts.js';
 import type { Infrastructure } from './infrastructure.js';
@@ -34,6 +34,7 @@ export interface RequestRuntimeDeps {
 export function createRuntime(config: Config, logger: Logger, deps: RequestRuntimeDeps): Runtime {
   const { kafka, admin, topics } = deps.infra;
   const { metrics, breakerFor } = deps.calls;
+  const settings = runtimeSettings(config);
   return new Runtime({
     kafka,
     admin,
@@ -41,8 +42,8 @@ export function createRuntime(config: Config, logger: Logger, deps: RequestRunti
     logger,
     metrics,
     breakerFor,
-    createProducer: (id) => instrumentProducer(createPartitionProducer(kafka, id), metrics),
-    settings: runtimeSettings(config),
+    producer: instrumentProducer(createTransactionalProducer(kafka, settings), metrics),
+    settings,
     tracing: deps.tracing,
     process: traceProcessDeps(processDeps(config, deps), deps.tracing),
     output: deps.output,

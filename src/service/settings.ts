@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Config } from '../config.js';
 import type { BreakerSettings } from '../consumers/circuit-breaker.js';
@@ -65,6 +66,19 @@ export function breakerSettings(config: Config): BreakerSettings {
   return { failureThreshold: config.BREAKER_FAILURE_THRESHOLD, cooldownMs: config.BREAKER_COOLDOWN_MS };
 }
 
+let runtimesInProcess = 0;
+
+/**
+ * `<group>.<hostname>.<pid>`: the same for a container restarted in its pod (pid 1, so the new
+ * process aborts what the old one left open), distinct for processes sharing a host; a second
+ * runtime in one process (tests) gets a suffix.
+ */
+function defaultTransactionalId(groupId: string): string {
+  runtimesInProcess += 1;
+  const suffix = runtimesInProcess > 1 ? `-${runtimesInProcess}` : '';
+  return `${groupId}.${hostname()}.${process.pid}${suffix}`;
+}
+
 export function runtimeSettings(config: Config): RuntimeSettings {
   return {
     groupId: config.KAFKA_GROUP_ID,
@@ -73,6 +87,8 @@ export function runtimeSettings(config: Config): RuntimeSettings {
     commitIntervalMs: config.COMMIT_INTERVAL_MS,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+    transactionalId: config.KAFKA_TRANSACTIONAL_ID ?? defaultTransactionalId(config.KAFKA_GROUP_ID),
+    transactionTimeoutMs: config.KAFKA_TRANSACTION_TIMEOUT_MS,
   };
 }
 

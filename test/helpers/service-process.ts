@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -26,6 +26,9 @@ export function spawnService(
       await new Promise((resolve) => child.once('exit', resolve));
     }
   });
+  // For debugging a failing test: each spawned service's log in its own file.
+  const logDir = process.env.TEST_SERVICE_LOG_DIR;
+  if (logDir) child.stdout.pipe(createWriteStream(join(logDir, `service-${child.pid}.log`)));
   return new Promise((resolve, reject) => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -1,13 +1,16 @@
 import type { Kafka, Producer, Transaction } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { createPartitionProducer } from '../../src/consumers/commit-loop.js';
+import { createTransactionalProducer } from '../../src/consumers/commit-loop.js';
 
 /** A kafkajs producer whose transactions behave as the script says (broker outage, then recovery). */
 function fakeProducer(broken: boolean, log: string[]): Producer {
   let aborting = false;
   const transaction = {
     sendBatch: () => (broken ? Promise.reject(new Error('broker down')) : Promise.resolve([])),
-    sendOffsets: () => Promise.resolve(),
+    sendOffsets: (offsets: { consumerGroupMetadata?: { generationId: number } }) => {
+      log.push(`offsets for generation ${offsets.consumerGroupMetadata?.generationId}`);
+      return Promise.resolve();
+    },
     commit: () => {
       log.push('committed');
       return Promise.resolve();
@@ -40,12 +43,16 @@ describe('transaction state stuck after a broker outage (issue 14, case 11)', ()
     const kafka = {
       producer: () => fakeProducer(created++ === 0, log),
     } as unknown as Kafka;
-    const producer = createPartitionProducer(kafka, 'group.topic.0');
-    const offset = { groupId: 'g', topic: 't', partition: 0, offset: '1' };
+    const producer = createTransactionalProducer(kafka, {
+      transactionalId: 'group.host.1',
+      transactionTimeoutMs: 10_000,
+    });
+    const offsets = [{ topic: 't', partition: 0, offset: '1' }];
+    const member = { groupId: 'g', generationId: 3, memberId: 'm' };
     const record = { topic: 'out', key: Buffer.from('k'), value: Buffer.from('v'), headers: {} };
-    await expect(producer.commit([record], offset)).rejects.toThrow('broker down');
-    await producer.commit([record], offset);
+    await expect(producer.commit([record], offsets, member)).rejects.toThrow('broker down');
+    await producer.commit([record], offsets, member);
     expect(created).toBe(2);
-    expect(log).toEqual(['connect', 'disconnect', 'connect', 'committed']);
+    expect(log).toEqual(['connect', 'disconnect', 'connect', 'offsets for generation 3', 'committed']);
   });
 });

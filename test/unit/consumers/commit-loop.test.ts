@@ -4,7 +4,11 @@ import { CommitLoop, MAX_COMMIT_FAILURES } from '../../../src/consumers/commit-l
 import { PartitionState } from '../../../src/consumers/partition-state.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
 import type { OutputRecord } from '../../../src/producers/output-records.js';
-import type { OffsetToCommit, PartitionProducer } from '../../../src/consumers/commit-loop.js';
+import type {
+  GroupMember,
+  PartitionOffset,
+  TransactionalProducer,
+} from '../../../src/consumers/commit-loop.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -12,24 +16,19 @@ afterEach(() => {
 
 interface Transaction {
   records: string[];
-  offset: OffsetToCommit;
+  offsets: PartitionOffset[];
+  member: GroupMember;
 }
 
 /** A producer that records each transaction; `fail` makes the next commits throw. */
 function fakeProducer() {
   const transactions: Transaction[] = [];
   const failures: Error[] = [];
-  const producer: PartitionProducer & { closed: number } = {
-    closed: 0,
-    fence: () => Promise.resolve(),
-    commit: (records, offset) => {
+  const producer: Pick<TransactionalProducer, 'commit'> = {
+    commit: (records, offsets, member) => {
       const failure = failures.shift();
       if (failure !== undefined) return Promise.reject(failure);
-      transactions.push({ records: records.map((r) => r.value.toString()), offset });
-      return Promise.resolve();
-    },
-    close: () => {
-      producer.closed += 1;
+      transactions.push({ records: records.map((r) => r.value.toString()), offsets: [...offsets], member });
       return Promise.resolve();
     },
   };
@@ -43,9 +42,12 @@ const record = (text: string): OutputRecord => ({
   headers: {},
 });
 
+const MEMBER: GroupMember = { groupId: 'g', generationId: 7, memberId: 'member-a' };
+
 function setup(partitionWindow = 10) {
   const { producer, transactions, fail } = fakeProducer();
-  const state = new PartitionState('requests', 3, 'lawsuits-summary', producer);
+  const state = new PartitionState('requests', 3, 'lawsuits-summary');
+  const other = new PartitionState('requests', 4, 'lawsuits-summary');
   const resumed: string[] = [];
   const pauses = new PauseControl({
     pause: () => undefined,
@@ -54,19 +56,41 @@ function setup(partitionWindow = 10) {
     },
   });
   const fatal = vi.fn();
-  const fenced = vi.fn();
+  const refused = vi.fn();
   const committed = vi.fn();
+  const member: { current: GroupMember | undefined } = { current: MEMBER };
+  /** The group's committed offsets as a stable read answers them; undefined = unstable. */
+  const groupOffsets = new Map<number, string | undefined>();
   const loop = new CommitLoop({
-    settings: { groupId: 'g', partitionWindow, commitIntervalMs: 1000 },
-    partitions: () => (state.isRevoked() ? [] : [state]),
+    settings: { partitionWindow, commitIntervalMs: 1000 },
+    partitions: () => [state, other].filter((s) => !s.isRevoked()),
+    producer,
+    member: () => member.current,
+    committedOffset: (_topic, partition) =>
+      Promise.resolve(groupOffsets.has(partition) ? groupOffsets.get(partition) : '-1'),
     pauses,
     logger: pino({ level: 'silent' }),
     metrics: { committed },
-    onFenced: fenced,
+    onRefused: refused,
     onFatal: fatal,
   });
-  return { state, loop, transactions, fail, pauses, resumed, fatal, fenced, committed };
+  return {
+    state,
+    other,
+    loop,
+    transactions,
+    fail,
+    pauses,
+    resumed,
+    fatal,
+    refused,
+    committed,
+    member,
+    groupOffsets,
+  };
 }
+
+const offsetsOf = (t: Transaction | undefined) => t?.offsets.map((o) => `${o.partition}@${o.offset}`);
 
 describe('CommitLoop', () => {
   it('commits the completed prefix with its outputs in offset order and its next offset in one transaction', async () => {
@@ -77,12 +101,13 @@ describe('CommitLoop', () => {
     state.tracker.complete('13', [record('r13')]);
     state.tracker.complete('10', [record('r10a'), record('r10b')]);
 
-    await loop.commitAll();
+    await loop.commitRound();
 
     expect(transactions).toEqual([
       {
         records: ['r10a', 'r10b', 'r11'],
-        offset: { groupId: 'g', topic: 'requests', partition: 3, offset: '12' },
+        offsets: [{ topic: 'requests', partition: 3, offset: '12' }],
+        member: MEMBER,
       },
     ]);
     // Counted in messages, not records.
@@ -90,11 +115,9 @@ describe('CommitLoop', () => {
     expect(state.tracker.size).toBe(2);
 
     state.tracker.complete('12', [record('r12')]);
-    await loop.commitAll();
-    expect(transactions[1]).toEqual({
-      records: ['r12', 'r13'],
-      offset: { groupId: 'g', topic: 'requests', partition: 3, offset: '14' },
-    });
+    await loop.commitRound();
+    expect(transactions[1]?.records).toEqual(['r12', 'r13']);
+    expect(offsetsOf(transactions[1])).toEqual(['3@14']);
   });
 
   it('commits nothing while the first taken offset is incomplete', async () => {
@@ -103,7 +126,7 @@ describe('CommitLoop', () => {
     state.tracker.take('6');
     state.tracker.complete('6', [record('r6')]);
 
-    await loop.commitAll();
+    await loop.commitRound();
 
     expect(transactions).toEqual([]);
   });
@@ -116,24 +139,20 @@ describe('CommitLoop', () => {
     state.tracker.complete('0', [record('r0')]);
 
     for (let round = 1; round < MAX_COMMIT_FAILURES; round += 1) {
-      await loop.commitAll();
+      await loop.commitRound();
       expect(fatal).not.toHaveBeenCalled();
       state.tracker.take(String(round));
       state.tracker.complete(String(round), [record(`r${round}`)]);
     }
-    await loop.commitAll();
+    await loop.commitRound();
     expect(fatal).toHaveBeenCalledTimes(1);
     expect(fatal).toHaveBeenCalledWith(broken);
     expect(transactions).toEqual([]);
 
     // The broker is back: everything carried goes out in one transaction, nothing lost.
-    await loop.commitAll();
-    expect(transactions).toEqual([
-      {
-        records: ['r0', 'r1', 'r2', 'r3', 'r4'],
-        offset: { groupId: 'g', topic: 'requests', partition: 3, offset: '5' },
-      },
-    ]);
+    await loop.commitRound();
+    expect(transactions.map((t) => t.records)).toEqual([['r0', 'r1', 'r2', 'r3', 'r4']]);
+    expect(offsetsOf(transactions[0])).toEqual(['3@5']);
   });
 
   it('resets the failure count after a commit succeeds', async () => {
@@ -142,22 +161,108 @@ describe('CommitLoop', () => {
       if (round % 2 === 0) fail(new Error('timeout'));
       state.tracker.take(String(round));
       state.tracker.complete(String(round), []);
-      await loop.commitAll();
+      await loop.commitRound();
     }
     expect(fatal).not.toHaveBeenCalled();
   });
 
-  it('hands a fenced partition over instead of counting a failure', async () => {
-    const { state, loop, fail, fenced, fatal } = setup();
+  it('commits every partition with a completed prefix in one transaction, for the current group member', async () => {
+    const { state, other, loop, transactions, committed, member } = setup();
+    state.tracker.take('0');
+    state.tracker.complete('0', [record('p3')]);
+    other.tracker.take('40');
+    other.tracker.take('41');
+    other.tracker.complete('40', [record('p4a')]);
+    other.tracker.complete('41', [record('p4b')]);
+    member.current = { ...MEMBER, generationId: 8 };
+
+    await loop.commitRound();
+
+    expect(transactions).toHaveLength(1);
+    expect(transactions[0]?.records).toEqual(['p3', 'p4a', 'p4b']);
+    expect(offsetsOf(transactions[0])).toEqual(['3@1', '4@42']);
+    expect(transactions[0]?.member.generationId).toBe(8);
+    expect(committed).toHaveBeenCalledWith(3);
+  });
+
+  it('commits nothing before the consumer has joined its group', async () => {
+    const { state, loop, transactions, member } = setup();
+    member.current = undefined;
+    state.tracker.take('0');
+    state.tracker.complete('0', [record('a')]);
+
+    await loop.commitRound();
+
+    expect(transactions).toEqual([]);
+    expect(state.tracker.hasReadyPrefix()).toBe(true);
+  });
+
+  it('hands the partitions of a round the group refused over to be read again, without counting a failure', async () => {
+    const { state, other, loop, transactions, fail, refused, fatal } = setup();
+    for (let i = 0; i < MAX_COMMIT_FAILURES; i += 1)
+      fail(Object.assign(new Error('generation over'), { type: 'ILLEGAL_GENERATION' }));
+    for (let round = 0; round < MAX_COMMIT_FAILURES; round += 1) {
+      state.tracker.take(String(round));
+      state.tracker.complete(String(round), [record(`r${round}`)]);
+      other.tracker.take(String(round));
+      other.tracker.complete(String(round), []);
+      await loop.commitRound();
+    }
+
+    expect(refused).toHaveBeenCalledTimes(MAX_COMMIT_FAILURES);
+    expect(refused).toHaveBeenCalledWith([state, other]);
+    expect(fatal).not.toHaveBeenCalled();
+    // Nothing refused is carried into a later transaction: the new owner does that work.
+    expect(state.carry).toBeUndefined();
+    await loop.commitRound();
+    expect(transactions).toEqual([]);
+  });
+
+  it('does not send again the work of a transaction reported failed that had committed', async () => {
+    const { state, loop, transactions, fail, groupOffsets, committed } = setup();
+    fail(new Error('EndTxn timed out'));
+    state.tracker.take('0');
+    state.tracker.complete('0', [record('a')]);
+    await loop.commitRound();
+    // The broker had committed it: the group's offset is past the carried work.
+    groupOffsets.set(3, '1');
+    state.tracker.take('1');
+    state.tracker.complete('1', [record('b')]);
+
+    await loop.commitRound();
+
+    expect(transactions.map((t) => t.records)).toEqual([['b']]);
+    expect(offsetsOf(transactions[0])).toEqual(['3@2']);
+    expect(committed.mock.calls).toEqual([[1], [1]]);
+  });
+
+  it('sends no carried work while a transaction still holds its offsets', async () => {
+    const { state, loop, transactions, fail, groupOffsets } = setup();
+    fail(new Error('EndTxn timed out'));
+    state.tracker.take('0');
+    state.tracker.complete('0', [record('a')]);
+    await loop.commitRound();
+    groupOffsets.set(3, undefined);
+
+    await loop.commitRound();
+    expect(transactions).toEqual([]);
+
+    groupOffsets.set(3, '0');
+    await loop.commitRound();
+    expect(transactions.map((t) => t.records)).toEqual([['a']]);
+  });
+
+  it('counts a fenced producer as a failed round and carries its work', async () => {
+    const { state, loop, transactions, fail, refused } = setup();
     fail(Object.assign(new Error('fenced'), { type: 'PRODUCER_FENCED' }));
     state.tracker.take('0');
-    state.tracker.complete('0', []);
+    state.tracker.complete('0', [record('a')]);
 
-    await loop.commitAll();
+    await loop.commitRound();
+    expect(refused).not.toHaveBeenCalled();
+    await loop.commitRound();
 
-    expect(fenced).toHaveBeenCalledWith(state);
-    expect(state.commitFailures).toBe(0);
-    expect(fatal).not.toHaveBeenCalled();
+    expect(transactions.map((t) => t.records)).toEqual([['a']]);
   });
 
   it('resumes a partition paused for its window once the commit leaves room', async () => {
@@ -167,7 +272,7 @@ describe('CommitLoop', () => {
     pauses.pause('requests', 3, 'window');
     state.tracker.complete('0', []);
 
-    await loop.commitAll();
+    await loop.commitRound();
 
     expect(resumed).toEqual(['requests/3']);
     expect(pauses.isPausedFor('requests', 3, 'window')).toBe(false);
@@ -184,10 +289,10 @@ describe('CommitLoop', () => {
     state.tracker.complete('0', [record('a')]);
     loop.completed(state);
     await vi.advanceTimersByTimeAsync(0);
-    expect(transactions.map((t) => t.offset.offset)).toEqual(['1']);
+    expect(offsetsOf(transactions[0])).toEqual(['3@1']);
   });
 
-  it('batches what completes while a transaction runs into the next one, one per partition per interval', async () => {
+  it('batches what completes while a transaction runs into the next one, at most one per interval', async () => {
     vi.useFakeTimers();
     const { state, loop, transactions } = setup();
     loop.start();
@@ -205,7 +310,7 @@ describe('CommitLoop', () => {
     expect(transactions).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(transactions.map((t) => t.records)).toEqual([['a'], ['1', '2', '3']]);
-    expect(transactions[1]?.offset.offset).toBe('4');
+    expect(offsetsOf(transactions[1])).toEqual(['3@4']);
   });
 
   it('schedules nothing after stop; the final commit takes everything completed', async () => {
@@ -220,7 +325,7 @@ describe('CommitLoop', () => {
     expect(transactions).toHaveLength(0);
 
     await loop.commitFinal();
-    expect(transactions.map((t) => t.offset.offset)).toEqual(['1']);
+    expect(offsetsOf(transactions[0])).toEqual(['3@1']);
   });
 
   it('tries a failed transaction again by itself', async () => {

@@ -1,60 +1,32 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CommitLoop } from '../../../src/consumers/commit-loop.js';
+import { CommitLoop, type PartitionOffset } from '../../../src/consumers/commit-loop.js';
 import { KeyScheduler } from '../../../src/consumers/key-scheduler.js';
 import { Partitions } from '../../../src/consumers/partitions.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
-import type { OffsetToCommit, PartitionProducer } from '../../../src/consumers/commit-loop.js';
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
-/** A producer whose commits wait until released, recording what it was asked to do. */
-class FakeProducer implements PartitionProducer {
-  readonly committedOffsets: string[] = [];
-  private release: (() => void) | undefined;
+const unstable = () => Object.assign(new Error('unstable offsets'), { type: 'UNSTABLE_OFFSET_COMMIT' });
 
-  constructor(
-    readonly transactionalId: string,
-    private readonly calls: string[],
-  ) {}
-
-  fence(): Promise<void> {
-    this.calls.push('fence');
-    return Promise.resolve();
-  }
-
-  commit(_records: unknown, offset: OffsetToCommit): Promise<void> {
-    this.calls.push('commit');
-    return new Promise((resolve) => {
-      this.release = () => {
-        this.committedOffsets.push(offset.offset);
-        resolve();
-      };
-    });
-  }
-
-  finishCommit(): void {
-    this.release?.();
-  }
-
-  close(): Promise<void> {
-    this.calls.push('close');
-    return Promise.resolve();
-  }
-}
-
-function setup(committed: Record<number, string> = {}) {
-  const producers: FakeProducer[] = [];
-  const calls: string[] = [];
-  const pauses = new PauseControl({ pause: () => undefined, resume: () => undefined });
-  const scheduler = new KeyScheduler(1, () => undefined);
-  const opened = vi.fn();
-  const partitions = new Partitions({
+/**
+ * An admin answering the committed offsets; `unstableReads` reads first answer
+ * UNSTABLE_OFFSET_COMMIT, as the broker does while a pending transaction holds the offsets.
+ */
+function fakeAdmin(committed: Record<number, string>, unstableReads = 0) {
+  const reads: { requireStable: boolean | undefined }[] = [];
+  let left = unstableReads;
+  return {
+    reads,
     admin: {
-      fetchOffsets: ({ topics }) => {
-        calls.push('fetchOffsets');
+      fetchOffsets: ({ topics, requireStable }: { topics?: string[]; requireStable?: boolean }) => {
+        reads.push({ requireStable });
+        if (left > 0) {
+          left -= 1;
+          return Promise.reject(unstable());
+        }
         return Promise.resolve(
           (topics ?? []).map((topic) => ({
             topic,
@@ -67,33 +39,75 @@ function setup(committed: Record<number, string> = {}) {
         );
       },
     },
+  };
+}
+
+function setup(committed: Record<number, string> = {}, unstableReads = 0) {
+  const { admin, reads } = fakeAdmin(committed, unstableReads);
+  const paused: string[] = [];
+  const resumed: string[] = [];
+  const pauses = new PauseControl({
+    pause: (list) => paused.push(...list.map((t) => `${t.topic}/${t.partitions.join(',')}`)),
+    resume: (list) => resumed.push(...list.map((t) => `${t.topic}/${t.partitions.join(',')}`)),
+  });
+  const scheduler = new KeyScheduler(1, () => undefined);
+  const opened = vi.fn();
+  const partitions = new Partitions({
+    admin,
     settings: { groupId: 'g', shutdownTimeoutMs: 1000 },
-    createProducer: (id) => {
-      const producer = new FakeProducer(id, calls);
-      producers.push(producer);
-      return producer;
-    },
     pauses,
     breakerPauses: { opened },
     scheduler,
     logger: pino({ level: 'silent' }),
+    unstableRetryMs: 100,
   });
+  /** Commits wait until released, recording their offsets. */
+  const commits: PartitionOffset[][] = [];
+  let release: () => void = () => undefined;
   const loop = new CommitLoop({
-    settings: { groupId: 'g', partitionWindow: 10, commitIntervalMs: 1000 },
+    settings: { partitionWindow: 10, commitIntervalMs: 1000 },
     partitions: () => partitions.values(),
+    producer: {
+      commit: (_records, offsets) =>
+        new Promise<void>((resolve) => {
+          release = () => {
+            commits.push([...offsets]);
+            resolve();
+          };
+        }),
+    },
+    member: () => ({ groupId: 'g', generationId: 1, memberId: 'm' }),
+    committedOffset: () => Promise.resolve('-1'),
     pauses,
     logger: pino({ level: 'silent' }),
-    onFenced: (state) => {
-      partitions.revoke(state);
-    },
+    onRefused: () => undefined,
     onFatal: () => undefined,
   });
-  return { partitions, producers, calls, pauses, scheduler, opened, loop };
+  return {
+    partitions,
+    reads,
+    pauses,
+    paused,
+    resumed,
+    scheduler,
+    opened,
+    loop,
+    commits,
+    finishCommit: () => {
+      release();
+    },
+  };
+}
+
+async function open(partitions: Partitions, partition: number) {
+  const state = await partitions.stateFor('requests', partition, 'vehicle');
+  if (!state) throw new Error(`partition ${partition} did not open`);
+  return state;
 }
 
 describe('Partitions', () => {
-  it('opens a partition once: its own producer fenced first, then the committed offset read', async () => {
-    const { partitions, producers, calls, opened } = setup({ 2: '42' });
+  it('opens a partition once, from the committed offset read with require_stable', async () => {
+    const { partitions, reads, opened } = setup({ 2: '42' });
 
     const [a, b] = await Promise.all([
       partitions.stateFor('requests', 2, 'vehicle'),
@@ -101,23 +115,59 @@ describe('Partitions', () => {
     ]);
 
     expect(a).toBe(b);
-    expect(producers.map((p) => p.transactionalId)).toEqual(['g.requests.2']);
-    expect(calls).toEqual(['fence', 'fetchOffsets']);
-    expect(a.highestTaken).toBe(41n);
+    expect(reads).toEqual([{ requireStable: true }]);
+    expect(a?.highestTaken).toBe(41n);
     expect(opened).toHaveBeenCalledWith('vehicle', 'requests', 2);
     expect(partitions.partitionsOf('requests')).toEqual([2]);
   });
 
   it('takes from the beginning a partition the group never committed', async () => {
     const { partitions } = setup();
-    const state = await partitions.stateFor('requests', 0, 'vehicle');
+    const state = await open(partitions, 0);
     expect(state.highestTaken).toBe(-2n);
+  });
+
+  it("pauses a partition while an earlier owner's transaction holds its offsets, and resumes it once it ended", async () => {
+    vi.useFakeTimers();
+    const { partitions, pauses, paused, resumed, reads } = setup({ 0: '7' }, 3);
+    partitions.assigned({ requests: [0] });
+
+    expect(await partitions.stateFor('requests', 0, 'vehicle')).toBeUndefined();
+    expect(paused).toEqual(['requests/0']);
+    expect(pauses.isPausedFor('requests', 0, 'unstable-offsets')).toBe(true);
+    // Batches fetched before the pause took effect find it still unopened.
+    expect(await partitions.stateFor('requests', 0, 'vehicle')).toBeUndefined();
+
+    // Read again after 100 and 200 ms (still unstable), then after 400 ms: stable.
+    await vi.advanceTimersByTimeAsync(300);
+    expect(resumed).toEqual([]);
+    await vi.advanceTimersByTimeAsync(400);
+    expect(resumed).toEqual(['requests/0']);
+    expect(reads).toHaveLength(4);
+
+    const state = await open(partitions, 0);
+    expect(state.highestTaken).toBe(6n);
+  });
+
+  it('stops waiting for stable offsets of a partition the group has moved elsewhere', async () => {
+    vi.useFakeTimers();
+    const { partitions, pauses, reads } = setup({}, 100);
+    partitions.assigned({ requests: [0] });
+    await partitions.stateFor('requests', 0, 'vehicle');
+
+    partitions.assigned({ requests: [] });
+    await vi.advanceTimersByTimeAsync(200);
+
+    const readsWhenLeft = reads.length;
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(reads).toHaveLength(readsWhenLeft);
+    expect(pauses.isPausedFor('requests', 0, 'unstable-offsets')).toBe(false);
   });
 
   it('revokes what a new assignment leaves out', async () => {
     const { partitions } = setup();
-    const kept = await partitions.stateFor('requests', 0, 'vehicle');
-    const lost = await partitions.stateFor('requests', 1, 'vehicle');
+    const kept = await open(partitions, 0);
+    const lost = await open(partitions, 1);
 
     partitions.assigned({ requests: [0] });
 
@@ -126,36 +176,39 @@ describe('Partitions', () => {
     expect([...partitions.values()]).toEqual([kept]);
   });
 
-  it('publishes nothing for a revoked partition and closes its producer after its in-flight commit', async () => {
-    const { partitions, producers, calls, loop } = setup();
-    const state = await partitions.stateFor('requests', 0, 'vehicle');
-    const [producer] = producers;
+  it('revokes every partition at once when asked to (a generation passed without us)', async () => {
+    const { partitions } = setup();
+    const a = await open(partitions, 0);
+    const b = await open(partitions, 1);
+
+    partitions.revokeAll();
+
+    expect([a.isRevoked(), b.isRevoked()]).toEqual([true, true]);
+    expect([...partitions.values()]).toEqual([]);
+  });
+
+  it('publishes nothing for a revoked partition after its in-flight commit', async () => {
+    const { partitions, loop, commits, finishCommit } = setup();
+    const state = await open(partitions, 0);
     state.tracker.take('0');
     state.tracker.take('1');
     state.tracker.complete('0', []);
-    const inFlight = loop.commitAll();
+    const inFlight = loop.commitRound();
 
     partitions.revoke(state);
     state.tracker.complete('1', []);
-    await loop.commitAll();
-    await Promise.resolve();
-    expect(calls).toEqual(['fence', 'fetchOffsets', 'commit']);
-
-    producer!.finishCommit();
+    finishCommit();
     await inFlight;
-    await vi.waitFor(() => {
-      expect(calls).toEqual(['fence', 'fetchOffsets', 'commit', 'close']);
-    });
+    await loop.commitRound();
+
     // Only offset 0 went out (next offset 1): offset 1 completed after the revocation.
-    expect(producer!.committedOffsets).toEqual(['1']);
-    await loop.commitAll();
-    expect(calls.filter((c) => c === 'commit')).toHaveLength(1);
+    expect(commits).toEqual([[{ topic: 'requests', partition: 0, offset: '1' }]]);
   });
 
   it('stops queued work at once and aborts calls under way only after the deadline', async () => {
     vi.useFakeTimers();
     const { partitions, scheduler } = setup();
-    const state = await partitions.stateFor('requests', 0, 'vehicle');
+    const state = await open(partitions, 0);
     const ran: string[] = [];
     let finishFirst: () => void = () => undefined;
     scheduler.submit(undefined, state.id, () => new Promise<void>((resolve) => (finishFirst = resolve)));
@@ -177,7 +230,7 @@ describe('Partitions', () => {
 
   it('forgets the pauses of a revoked partition', async () => {
     const { partitions, pauses } = setup();
-    const state = await partitions.stateFor('requests', 0, 'vehicle');
+    const state = await open(partitions, 0);
     pauses.pause('requests', 0, 'window');
 
     partitions.revoke(state);

@@ -1,11 +1,11 @@
 import { Kafka, logLevel, type EachBatchPayload, type KafkaMessage } from 'kafkajs';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
 import type { ProcessDeps } from '../../../src/consumers/process-request.js';
 import { Runtime, type RuntimeConsumer } from '../../../src/consumers/runtime.js';
 import { OPERATIONS, topicNames } from '../../../src/contract/operations.js';
-import type { PartitionProducer } from '../../../src/consumers/commit-loop.js';
+import type { TransactionalProducer } from '../../../src/consumers/commit-loop.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 import { fakeProcessDeps } from '../../helpers/fake-process-deps.js';
 
@@ -16,14 +16,33 @@ const unreachable = (): never => {
   throw new Error('not expected in this test');
 };
 
-/** A consumer that never connects: its events come from an unconnected kafkajs consumer. */
+interface JoinPayload {
+  groupId: string;
+  memberId: string;
+  generationId: number;
+  memberAssignment: Record<string, number[]>;
+}
+
+/**
+ * A consumer that never connects: its event names come from an unconnected kafkajs consumer;
+ * `join` plays the group's GROUP_JOIN event.
+ */
 function fakeConsumer(log: string[]) {
   const unconnected = new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING }).consumer({
     groupId: 'g',
   });
   const run: { eachBatch?: (payload: EachBatchPayload) => Promise<void> } = {};
+  const listeners = new Map<string, (event: { payload: JoinPayload }) => void>();
+  const seeks: string[] = [];
   const consumer: RuntimeConsumer = {
     ...unconnected,
+    on: ((event: string, listener: (event: { payload: JoinPayload }) => void) => {
+      listeners.set(event, listener);
+      return () => undefined;
+    }) as RuntimeConsumer['on'],
+    seek: ({ partition, offset }) => {
+      seeks.push(`${partition}@${offset}`);
+    },
     connect: () => {
       log.push('connect');
       return Promise.resolve();
@@ -43,14 +62,19 @@ function fakeConsumer(log: string[]) {
     pause: () => undefined,
     resume: () => undefined,
   };
-  return { consumer, run };
+  const join = (generationId: number, memberId: string, partitions: number[]) => {
+    listeners.get(unconnected.events.GROUP_JOIN)?.({
+      payload: { groupId: 'g', memberId, generationId, memberAssignment: { [TOPIC]: partitions } },
+    });
+  };
+  return { consumer, run, join, seeks };
 }
 
-function payload(messages: KafkaMessage[]): EachBatchPayload {
+function payload(messages: KafkaMessage[], partition = 1): EachBatchPayload {
   return {
     batch: {
       topic: TOPIC,
-      partition: 1,
+      partition,
       highWatermark: '100',
       messages,
       isEmpty: () => messages.length === 0,
@@ -71,66 +95,130 @@ function payload(messages: KafkaMessage[]): EachBatchPayload {
 
 const processDeps = (): ProcessDeps => fakeProcessDeps(now);
 
+const empty = (offset: string): KafkaMessage => ({
+  key: null,
+  value: null,
+  timestamp: '0',
+  attributes: 0,
+  offset,
+  headers: {},
+});
+
+/** The process's one producer, logging what it is asked; `refuse` fails its next commit so. */
+function fakeProducer(log: string[]) {
+  const refusals: Error[] = [];
+  const producer: TransactionalProducer = {
+    connect: () => {
+      log.push('producer connect');
+      return Promise.resolve();
+    },
+    commit: (records, offsets, member) => {
+      const refusal = refusals.shift();
+      if (refusal) return Promise.reject(refusal);
+      const next = offsets.map((o) => `${o.partition}@${o.offset}`).join(' ');
+      log.push(`commit ${records.length} records, next ${next}, generation ${member.generationId}`);
+      return Promise.resolve();
+    },
+    close: () => {
+      log.push('producer close');
+      return Promise.resolve();
+    },
+  };
+  return { producer, refuse: (type: string) => refusals.push(Object.assign(new Error(type), { type })) };
+}
+
+function setup(log: string[]) {
+  const { consumer, run, join, seeks } = fakeConsumer(log);
+  const { producer, refuse } = fakeProducer(log);
+  const runtime = new Runtime({
+    kafka: new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING }),
+    admin: { fetchOffsets: () => Promise.resolve([{ topic: TOPIC, partitions: [] }]) },
+    topics,
+    settings: {
+      groupId: 'g',
+      maxInFlight: 4,
+      partitionWindow: 10,
+      commitIntervalMs: 60_000,
+      shutdownTimeoutMs: 1_000,
+      sessionTimeoutMs: 6_000,
+      transactionalId: 'g.host.1',
+      transactionTimeoutMs: 10_000,
+    },
+    process: processDeps(),
+    output: { codec: plainJsonCodec(), topics, source: '/test', resultMaxBytes: 1_000_000, now },
+    breakerFor: () => new CircuitBreaker({ failureThreshold: 3, cooldownMs: 20 }),
+    logger: pino({ level: 'silent' }),
+    createConsumer: () => consumer,
+    producer,
+    onFatal: unreachable,
+  });
+  return { runtime, run, join, seeks, refuse };
+}
+
+const heldPartitions = (runtime: Runtime) => runtime.stats().partitions.map((p) => p.partition);
+
 describe('Runtime', () => {
-  it('runs on the injected consumer and producers, and at stop commits what completed before closing', async () => {
+  it('commits every partition through one producer, for the joined generation, and at stop commits what completed before closing', async () => {
     const log: string[] = [];
-    const { consumer, run } = fakeConsumer(log);
-    const producer = (id: string): PartitionProducer => ({
-      fence: () => {
-        log.push(`fence ${id}`);
-        return Promise.resolve();
-      },
-      commit: (records, offset) => {
-        log.push(`commit ${records.map((r) => r.topic).join(',')} next ${offset.offset}`);
-        return Promise.resolve();
-      },
-      close: () => {
-        log.push(`close ${id}`);
-        return Promise.resolve();
-      },
-    });
-    const runtime = new Runtime({
-      kafka: new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING }),
-      admin: { fetchOffsets: () => Promise.resolve([{ topic: TOPIC, partitions: [] }]) },
-      topics,
-      settings: {
-        groupId: 'g',
-        maxInFlight: 4,
-        partitionWindow: 10,
-        commitIntervalMs: 60_000,
-        shutdownTimeoutMs: 1_000,
-        sessionTimeoutMs: 6_000,
-      },
-      process: processDeps(),
-      output: { codec: plainJsonCodec(), topics, source: '/test', resultMaxBytes: 1_000_000, now },
-      breakerFor: () => new CircuitBreaker({ failureThreshold: 3, cooldownMs: 20 }),
-      logger: pino({ level: 'silent' }),
-      createConsumer: () => consumer,
-      createProducer: producer,
-      onFatal: unreachable,
-    });
+    const { runtime, run, join } = setup(log);
 
     await runtime.start();
-    const empty = (offset: string): KafkaMessage => ({
-      key: null,
-      value: null,
-      timestamp: '0',
-      attributes: 0,
-      offset,
-      headers: {},
-    });
-    await run.eachBatch?.(payload([empty('0'), empty('1')]));
-    // Taken, not yet committed: two of the window's ten.
-    expect(runtime.stats().partitions).toEqual([{ topic: TOPIC, partition: 1, windowUsed: 0.2 }]);
+    join(1, 'member-a', [0, 1, 2]);
+    await run.eachBatch?.(payload([empty('0'), empty('1')], 1));
+    await run.eachBatch?.(payload([empty('5')], 2));
+    // Taken, not yet committed: two of partition 1's window of ten.
+    expect(runtime.stats().partitions).toEqual([
+      { topic: TOPIC, partition: 1, windowUsed: 0.2 },
+      { topic: TOPIC, partition: 2, windowUsed: 0.1 },
+    ]);
     await runtime.stop();
 
     expect(log).toEqual([
+      'producer connect',
       'connect',
       `subscribe ${OPERATIONS.length}`,
-      `fence g.${TOPIC}.1`,
-      `commit ${topics.errors},${topics.errors} next 2`,
+      'commit 3 records, next 1@2 2@6, generation 1',
       'disconnect',
-      `close g.${TOPIC}.1`,
+      'producer close',
     ]);
+  });
+
+  it('keeps its partitions through a rebalance to the next generation, and reads everything again after missing one', async () => {
+    const { runtime, run, join } = setup([]);
+    await runtime.start();
+    join(4, 'member-a', [1, 2]);
+    await run.eachBatch?.(payload([empty('0')], 1));
+    await run.eachBatch?.(payload([empty('0')], 2));
+
+    join(5, 'member-a', [1]);
+    expect(heldPartitions(runtime)).toEqual([1]);
+
+    // Generation 6 passed without us: another member may have held partition 1 meanwhile.
+    join(7, 'member-a', [1]);
+    expect(heldPartitions(runtime)).toEqual([]);
+
+    await run.eachBatch?.(payload([empty('0')], 1));
+    // Our session expired and we came back as a new member.
+    join(8, 'member-b', [1]);
+    expect(heldPartitions(runtime)).toEqual([]);
+    await runtime.stop();
+  });
+
+  it('reads the partitions of a refused commit again from their committed offsets', async () => {
+    const log: string[] = [];
+    const { runtime, run, join, seeks, refuse } = setup(log);
+    await runtime.start();
+    join(1, 'member-a', [1]);
+    refuse('ILLEGAL_GENERATION');
+    await run.eachBatch?.(payload([empty('3')], 1));
+
+    await runtime.stop();
+
+    expect(log.filter((line) => line.startsWith('commit'))).toEqual([]);
+    expect(heldPartitions(runtime)).toEqual([]);
+    // Nothing committed yet: read again from the earliest offset.
+    await vi.waitFor(() => {
+      expect(seeks).toEqual(['1@-2']);
+    });
   });
 });

@@ -8,7 +8,6 @@ import { PauseControl } from '../../../src/consumers/pause-control.js';
 import type { ProcessDeps } from '../../../src/consumers/process-request.js';
 import { Worker, type BatchPayload } from '../../../src/consumers/worker.js';
 import { topicNames } from '../../../src/contract/operations.js';
-import type { PartitionProducer } from '../../../src/consumers/commit-loop.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 import { fakeProcessDeps } from '../../helpers/fake-process-deps.js';
 
@@ -40,12 +39,7 @@ function batch(messages: KafkaMessage[]) {
 const processDeps = (): ProcessDeps => fakeProcessDeps(now);
 
 function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>) {
-  const producer: PartitionProducer = {
-    fence: () => Promise.resolve(),
-    commit: () => Promise.resolve(),
-    close: () => Promise.resolve(),
-  };
-  const state = new PartitionState(TOPIC, 0, 'lawsuits-summary', producer);
+  const state = new PartitionState(TOPIC, 0, 'lawsuits-summary');
   state.highestTaken = 9n;
   const fetching = { paused: 0, resumed: 0 };
   const pauses = new PauseControl({
@@ -67,11 +61,14 @@ function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>)
     isStopping: () => false,
   });
   const loop = new CommitLoop({
-    settings: { groupId: 'g', partitionWindow, commitIntervalMs: 1000 },
+    settings: { partitionWindow, commitIntervalMs: 1000 },
     partitions: () => [state],
+    producer: { commit: () => Promise.resolve() },
+    member: () => ({ groupId: 'g', generationId: 1, memberId: 'm' }),
+    committedOffset: () => Promise.resolve('-1'),
     pauses,
     logger: pino({ level: 'silent' }),
-    onFenced: () => undefined,
+    onRefused: () => undefined,
     onFatal: () => undefined,
   });
   return { worker, state, pauses, fetching, loop, outcome };
@@ -101,11 +98,11 @@ describe('Worker', () => {
     expect(pauses.isPausedFor(TOPIC, 0, 'window')).toBe(true);
     expect(fetching).toEqual({ paused: 1, resumed: 0 });
 
-    await loop.commitAll();
+    await loop.commitRound();
     expect(fetching.resumed).toBe(0);
 
     for (const task of scheduler.submitted) await task.run();
-    await loop.commitAll();
+    await loop.commitRound();
     expect(state.tracker.size).toBe(0);
     expect(pauses.isPausedFor(TOPIC, 0, 'window')).toBe(false);
     expect(fetching).toEqual({ paused: 1, resumed: 1 });

@@ -4,13 +4,14 @@ import type { ParamsOf } from '../../../src/contract/params.js';
 import type { Handler, Handlers } from '../../../src/handlers/types.js';
 import { instrumentHandlers, instrumentProducer } from '../../../src/observability/instrument.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
-import type { PartitionProducer } from '../../../src/consumers/commit-loop.js';
+import type { TransactionalProducer } from '../../../src/consumers/commit-loop.js';
 
-const offset = { groupId: 'g', topic: 't', partition: 0, offset: '1' };
+const offsets = [{ topic: 't', partition: 0, offset: '1' }];
+const member = { groupId: 'g', generationId: 1, memberId: 'm' };
 
-function producerFailingWith(error: unknown): PartitionProducer {
+function producerFailingWith(error: unknown): TransactionalProducer {
   return {
-    fence: () => Promise.resolve(),
+    connect: () => Promise.resolve(),
     close: () => Promise.resolve(),
     commit: () => Promise.reject(error instanceof Error ? error : new Error(String(error))),
   };
@@ -26,10 +27,10 @@ describe('instrumentProducer', () => {
     const metrics = createMetrics();
     const fencedError = Object.assign(new Error('fenced'), { type: 'PRODUCER_FENCED' });
     await expect(
-      instrumentProducer(producerFailingWith(fencedError), metrics).commit([], offset),
+      instrumentProducer(producerFailingWith(fencedError), metrics).commit([], offsets, member),
     ).rejects.toBe(fencedError);
     await expect(
-      instrumentProducer(producerFailingWith(new Error('broker gone')), metrics).commit([], offset),
+      instrumentProducer(producerFailingWith(new Error('broker gone')), metrics).commit([], offsets, member),
     ).rejects.toThrow('broker gone');
     expect(await value(metrics, 'verification_transactions_aborted_total')).toBe(2);
     expect(await value(metrics, 'verification_producers_fenced_total')).toBe(1);
