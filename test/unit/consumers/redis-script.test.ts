@@ -33,7 +33,8 @@ describe('runScript', () => {
 
   it('passes other errors on without retrying', async () => {
     const redis = {
-      evalshaBuffer: () => Promise.reject(new Error('READONLY You cannot write against a read only replica.')),
+      evalshaBuffer: () =>
+        Promise.reject(new Error('READONLY You cannot write against a read only replica.')),
     } as unknown as Redis;
     await expect(runScript(redis, script, ['k'], [])).rejects.toThrow('READONLY');
   });
