@@ -3,6 +3,7 @@ import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { Operation } from '../contract/operations.js';
 import type { HandlerOutcome } from '../handlers/types.js';
+import { redisScript, runScript } from './redis-script.js';
 
 /**
  * Outcomes already paid for, by requestId, for the dedupe window: a redelivered request
@@ -29,13 +30,16 @@ export interface Reservation {
   release(): Promise<void>;
 }
 
+/** A paid outcome to reuse, a reservation to pay one, or undefined while another copy holds it. */
+export type Claim = { paid: PaidOutcome } | { reservation: Reservation } | undefined;
+
 export interface IdempotencyStore {
-  get(operation: Operation, requestId: string): Promise<PaidOutcome | undefined>;
   /**
-   * A reservation, or undefined while another copy holds one or once an outcome is paid (then
-   * `get` answers it): reserving and checking for a paid outcome is one atomic step.
+   * The outcome already paid for this requestId, else a reservation to pay it: one atomic
+   * step, so a reservation is never taken after the outcome was paid. Undefined while another
+   * copy holds the reservation.
    */
-  reserve(operation: Operation, requestId: string): Promise<Reservation | undefined>;
+  claim(operation: Operation, requestId: string): Promise<Claim>;
 }
 
 /** sha256 of JSON with sorted keys: the same params give the same hash whatever their order. */
@@ -62,12 +66,21 @@ export interface RedisIdempotencySettings {
   retryWriteMs?: number;
 }
 
-const RELEASE_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
-// One round trip each instead of two: Redis runs a script atomically, so a reservation is never
-// taken after the outcome was paid, and the outcome and the release land together.
-const RESERVE_UNLESS_PAID = `if redis.call('exists', KEYS[1]) == 1 then return 0 end if redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end return 0`;
-const STORE_AND_RELEASE = `redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]) if redis.call('get', KEYS[2]) == ARGV[3] then redis.call('del', KEYS[2]) end return 1`;
-const EXTEND_IF_OURS = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`;
+// One round trip per step, each atomic: the paid outcome or a new reservation; the outcome
+// stored and the reservation freed together. Sent by digest (EVALSHA): the script text goes to
+// Redis once, not with every request.
+const CLAIM = redisScript(
+  `local paid = redis.call('get', KEYS[1]) if paid then return paid end if redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end return 0`,
+);
+const STORE_AND_RELEASE = redisScript(
+  `redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]) if redis.call('get', KEYS[2]) == ARGV[3] then redis.call('del', KEYS[2]) end return 1`,
+);
+const RELEASE_IF_OURS = redisScript(
+  `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`,
+);
+const EXTEND_IF_OURS = redisScript(
+  `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`,
+);
 
 export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySettings): IdempotencyStore {
   const { keyPrefix, windowSeconds, reservationTtlMs } = settings;
@@ -76,46 +89,43 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
   const reservedKey = (op: Operation, id: string): string => `${keyPrefix}:reserved:${op}:${id}`;
   // Paid outcomes this process could not store yet: answered from here while the write is retried.
   const unsaved = new Map<string, PaidOutcome>();
-  return {
-    async get(operation, requestId) {
-      const local = unsaved.get(paidKey(operation, requestId));
-      if (local) return local;
-      const stored = await redis.getBuffer(paidKey(operation, requestId));
-      return stored ? readPaid(stored) : undefined;
-    },
-    async reserve(operation, requestId) {
-      const key = reservedKey(operation, requestId);
-      const id = paidKey(operation, requestId);
-      const token = randomUUID();
-      if (unsaved.has(id)) return undefined;
-      if ((await redis.eval(RESERVE_UNLESS_PAID, 2, id, key, token, reservationTtlMs)) !== 1)
-        return undefined;
-      const heartbeat = setInterval(() => {
-        redis.eval(EXTEND_IF_OURS, 1, key, token, reservationTtlMs).catch(() => undefined);
-      }, reservationTtlMs / 3);
-      heartbeat.unref();
-      const release = async (): Promise<void> => {
+  const reservation = (id: string, key: string, token: string): Reservation => {
+    const heartbeat = setInterval(() => {
+      runScript(redis, EXTEND_IF_OURS, [key], [token, reservationTtlMs]).catch(() => undefined);
+    }, reservationTtlMs / 3);
+    heartbeat.unref();
+    return {
+      async release() {
         clearInterval(heartbeat);
-        await redis.eval(RELEASE_IF_OURS, 1, key, token).catch(() => undefined);
-      };
-      return {
-        release,
-        async complete(paid) {
-          for (;;) {
-            try {
-              const value = encode(JSON.stringify(paid));
-              await redis.eval(STORE_AND_RELEASE, 2, id, key, value, windowSeconds, token);
-              clearInterval(heartbeat);
-              unsaved.delete(id);
-              return;
-            } catch {
-              // Held, with its heartbeat: other copies wait instead of paying again.
-              unsaved.set(id, paid);
-              await new Promise((resolve) => setTimeout(resolve, retryWriteMs));
-            }
+        await runScript(redis, RELEASE_IF_OURS, [key], [token]).catch(() => undefined);
+      },
+      async complete(paid) {
+        for (;;) {
+          try {
+            const value = encode(JSON.stringify(paid));
+            await runScript(redis, STORE_AND_RELEASE, [id, key], [value, windowSeconds, token]);
+            clearInterval(heartbeat);
+            unsaved.delete(id);
+            return;
+          } catch {
+            // Held, with its heartbeat: other copies wait instead of paying again.
+            unsaved.set(id, paid);
+            await new Promise((resolve) => setTimeout(resolve, retryWriteMs));
           }
-        },
-      };
+        }
+      },
+    };
+  };
+  return {
+    async claim(operation, requestId) {
+      const id = paidKey(operation, requestId);
+      const local = unsaved.get(id);
+      if (local) return { paid: local };
+      const key = reservedKey(operation, requestId);
+      const token = randomUUID();
+      const reply = await runScript(redis, CLAIM, [id, key], [token, reservationTtlMs]);
+      if (Buffer.isBuffer(reply)) return { paid: readPaid(reply) };
+      return reply === 1 ? { reservation: reservation(id, key, token) } : undefined;
     },
   };
 }
@@ -161,26 +171,24 @@ export function memoryIdempotencyStore(
     }
   };
   return {
-    get(operation, requestId) {
+    claim(operation, requestId) {
       const key = `${operation}:${requestId}`;
       const entry = entries.get(key);
-      if (entry && entry.expiresAt <= now()) entries.delete(key);
-      return Promise.resolve(entry && entry.expiresAt > now() ? entry.paid : undefined);
-    },
-    reserve(operation, requestId) {
-      const key = `${operation}:${requestId}`;
-      const paid = entries.get(key);
-      if (reserved.has(key) || (paid && paid.expiresAt > now())) return Promise.resolve(undefined);
+      if (entry && entry.expiresAt > now()) return Promise.resolve({ paid: entry.paid });
+      if (entry) entries.delete(key);
+      if (reserved.has(key)) return Promise.resolve(undefined);
       reserved.add(key);
       return Promise.resolve({
-        complete(paid) {
-          put(key, paid);
-          reserved.delete(key);
-          return Promise.resolve();
-        },
-        release() {
-          reserved.delete(key);
-          return Promise.resolve();
+        reservation: {
+          complete(paid) {
+            put(key, paid);
+            reserved.delete(key);
+            return Promise.resolve();
+          },
+          release() {
+            reserved.delete(key);
+            return Promise.resolve();
+          },
         },
       });
     },

@@ -143,12 +143,8 @@ async function reserveOrReuse(
   signal: AbortSignal,
 ): Promise<{ paid: PaidOutcome } | { reservation: Reservation } | 'aborted'> {
   for (;;) {
-    const paid = await deps.idempotency.get(operation, requestId);
-    if (paid) return { paid };
-    // Undefined also when the outcome was paid since the read above: the next read has it.
-    const reservation = await deps.idempotency.reserve(operation, requestId);
-    if (reservation) return { reservation };
-    if (await deps.idempotency.get(operation, requestId)) continue;
+    const claim = await deps.idempotency.claim(operation, requestId);
+    if (claim) return claim;
     try {
       await deps.sleep(RESERVATION_POLL_MS, signal);
     } catch (error) {

@@ -8,6 +8,7 @@ import { recordForDeadLetter } from '../producers/dead-letter-record.js';
 import { readTraceparent } from '../producers/headers.js';
 import { recordsForResult, type OutputDeps, type OutputRecord } from '../producers/output-records.js';
 import type { BreakerPauses } from './breaker-pauses.js';
+import { ChildSignals } from './child-signals.js';
 import { MAX_COMMIT_FAILURES } from './commit-loop.js';
 import type { KeyScheduler } from './key-scheduler.js';
 import type { PartitionState } from './partition-state.js';
@@ -63,6 +64,8 @@ interface Job {
 }
 
 export class Worker {
+  private readonly signals = new ChildSignals();
+
   constructor(private readonly deps: WorkerDeps) {}
 
   async takeBatch(payload: BatchPayload): Promise<void> {
@@ -143,13 +146,7 @@ export class Worker {
   /** Processes the message once and completes its offset, unless it was stopped. */
   private async attempt(job: Job): Promise<void> {
     const { state, message, trace, log } = job;
-    // A signal per message: calls add and remove abort listeners on it, and one list per
-    // message stays short where one shared per-partition list grows with the work in flight.
-    const signal = AbortSignal.any([state.abort.signal]);
-    const callSignal = AbortSignal.any([state.callAbort.signal]);
-    const process = (): Promise<ProcessOutcome> =>
-      processRequest(this.deps.process, job.incoming, { signal, callSignal }, log);
-    const outcome = await (trace ? trace.run(process) : process());
+    const outcome = await this.process(job);
     if (outcome.kind === 'aborted' || state.isRevoked()) {
       trace?.abandon(outcome.kind === 'aborted' ? 'aborted' : 'revoked');
       return;
@@ -167,6 +164,22 @@ export class Worker {
         { requestId: outcome.error.requestId, kind: outcome.error.error.kind },
         'request dead-lettered',
       );
+  }
+
+  /** processRequest with signals of the message's own, which follow its partition's. */
+  private async process(job: Job): Promise<ProcessOutcome> {
+    const { state, trace, log } = job;
+    const signal = this.signals.childOf(state.abort.signal);
+    const callSignal = this.signals.childOf(state.callAbort.signal);
+    const signals = { signal: signal.signal, callSignal: callSignal.signal };
+    const process = (): Promise<ProcessOutcome> =>
+      processRequest(this.deps.process, job.incoming, signals, log);
+    try {
+      return await (trace ? trace.run(process) : process());
+    } finally {
+      signal.release();
+      callSignal.release();
+    }
   }
 
   private async records(

@@ -93,12 +93,11 @@ export function instrumentIdempotency(
   metrics: Pick<ServiceMetrics, 'paidOutcomeReused'>,
 ): IdempotencyStore {
   return {
-    async get(operation, requestId) {
-      const outcome = await store.get(operation, requestId);
-      if (outcome) metrics.paidOutcomeReused(operation);
-      return outcome;
+    async claim(operation, requestId) {
+      const claim = await store.claim(operation, requestId);
+      if (claim && 'paid' in claim) metrics.paidOutcomeReused(operation);
+      return claim;
     },
-    reserve: (operation, requestId) => store.reserve(operation, requestId),
   };
 }
 

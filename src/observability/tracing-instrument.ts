@@ -74,13 +74,12 @@ export function traceHandlers(handlers: Handlers, tracing: Tracing): Handlers {
 
 export function traceIdempotency(store: IdempotencyStore, tracing: Tracing): IdempotencyStore {
   return {
-    get: (operation, requestId) =>
+    claim: (operation, requestId) =>
       tracing.span('dedupe', async (span) => {
-        const outcome = await store.get(operation, requestId);
-        span.setAttribute('verification.dedupe.hit', outcome !== undefined);
-        return outcome;
+        const claim = await store.claim(operation, requestId);
+        span.setAttribute('verification.dedupe.hit', claim !== undefined && 'paid' in claim);
+        return claim;
       }),
-    reserve: (operation, requestId) => store.reserve(operation, requestId),
   };
 }
 

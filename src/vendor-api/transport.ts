@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { callDeadline } from './call-deadline.js';
 import { VendorError, type VendorCall } from './errors.js';
 import type { ResolvedVendorOptions } from './options.js';
 import type { VendorRequest, VendorResponse } from './types.js';
@@ -30,20 +31,21 @@ export function createTransport(
     }
     // undici's body timeout restarts on every chunk, so a vendor trickling a byte at a time
     // would hold the call (and its limiter slot) for ever: one deadline covers the whole call.
-    const deadline = AbortSignal.timeout(options.callTimeoutMs);
-    const signal = vendorRequest.signal ? AbortSignal.any([vendorRequest.signal, deadline]) : deadline;
+    const deadline = callDeadline(vendorRequest.signal, options.callTimeoutMs);
     try {
       const response = await request(url, {
         dispatcher: agent,
         method: vendorRequest.method,
         headers,
         body: body ?? null,
-        signal,
+        signal: deadline.signal,
       });
       const text = await response.body.text();
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
-      throw transportError(vendorRequest.call, error, vendorRequest.signal, deadline);
+      throw transportError(vendorRequest.call, error, vendorRequest.signal, deadline.timedOut());
+    } finally {
+      deadline.done();
     }
   };
 }
@@ -74,9 +76,9 @@ export function transportError(
   call: VendorCall,
   error: unknown,
   signal?: AbortSignal,
-  deadline?: AbortSignal,
+  timedOut = false,
 ): VendorError {
-  const code = deadline?.aborted === true && signal?.aborted !== true ? 'CALL_DEADLINE' : errorCode(error);
+  const code = timedOut && signal?.aborted !== true ? 'CALL_DEADLINE' : errorCode(error);
   const where = `${call.route} (${call.operation})`;
   if (signal?.aborted === true) {
     return new VendorError('internal', `vendor call cancelled by the caller: ${where}`, {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { redisIdempotencyStore } from '../../src/consumers/idempotency.js';
+import { redisIdempotencyStore, type Claim, type Reservation } from '../../src/consumers/idempotency.js';
 
-describe('redis idempotency store', () => {
-  const redis = new Redis(inject('redisUrl'));
+// Both ways the service may talk to Redis: the scripts once went wrong only when auto-pipelined.
+describe.each([false, true])('redis idempotency store (auto-pipelining %s)', (enableAutoPipelining) => {
+  const redis = new Redis(inject('redisUrl'), { enableAutoPipelining });
   const store = redisIdempotencyStore(redis, {
     keyPrefix: `test-${randomUUID()}`,
     windowSeconds: 60,
@@ -18,20 +19,30 @@ describe('redis idempotency store', () => {
     await redis.quit();
   });
 
+  const reservationOf = (claim: Claim): Reservation | undefined =>
+    claim && 'reservation' in claim ? claim.reservation : undefined;
+
   it('refuses a second reservation while the first is held', async () => {
     const id = randomUUID();
-    const first = await store.reserve('lawsuits-summary', id);
+    const first = reservationOf(await store.claim('lawsuits-summary', id));
     expect(first).toBeDefined();
-    expect(await store.reserve('lawsuits-summary', id)).toBeUndefined();
+    expect(await store.claim('lawsuits-summary', id)).toBeUndefined();
     await first?.release();
-    expect(await store.reserve('lawsuits-summary', id)).toBeDefined();
+    expect(reservationOf(await store.claim('lawsuits-summary', id))).toBeDefined();
   });
 
-  it('stores the outcome and frees the reservation in one step, after which nobody reserves', async () => {
+  it('stores the outcome and frees the reservation in one step, after which every claim gets it', async () => {
     const id = randomUUID();
-    const reservation = await store.reserve('lawsuits-summary', id);
+    const reservation = reservationOf(await store.claim('lawsuits-summary', id));
     await reservation?.complete(paid);
-    expect(await store.get('lawsuits-summary', id)).toEqual(paid);
-    expect(await store.reserve('lawsuits-summary', id)).toBeUndefined();
+    expect(await store.claim('lawsuits-summary', id)).toEqual({ paid });
+    expect(await store.claim('lawsuits-summary', id)).toEqual({ paid });
+  });
+
+  it('reads back a large outcome stored compressed', async () => {
+    const id = randomUUID();
+    const large = { ...paid, outcome: { ...paid.outcome, response: { image: 'x'.repeat(64 * 1024) } } };
+    await reservationOf(await store.claim('lawsuits-summary', id))?.complete(large);
+    expect(await store.claim('lawsuits-summary', id)).toEqual({ paid: large });
   });
 });
