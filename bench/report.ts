@@ -85,7 +85,7 @@ function backlogLines(backlog: BacklogReport | undefined): string[] {
     `(backlog) ${backlog.title}`,
     ...Object.values(backlog.runs).map(
       (run) =>
-        `  ${run.requests} requests (published in ${run.publishSeconds} s): ${run.outcomesPerSecond} results/s, ${run.cpuMsPerRequest} CPU-ms/request, ${run.peakRssMiB} MiB peak RSS, exactly once: ${met(run.exactlyOnce)}, ${run.wallSeconds} s in all`,
+        `  ${run.requests} requests (published in ${run.publishSeconds} s, ${run.requestsWithOutcome} answered): ${run.outcomesPerSecond} results/s, ${run.cpuMsPerRequest} CPU-ms/request, ${run.peakRssMiB} MiB peak RSS, exactly once: ${met(run.exactlyOnce)}, ${run.wallSeconds} s in all`,
     ),
     `  large against small: ${JSON.stringify(backlog.largeAgainstSmall)} (goal: RSS ≤ 1.1×: ${met(backlog.goalMet)})`,
   ];

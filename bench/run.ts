@@ -54,6 +54,7 @@ const PARTIAL_RUN_SETTINGS = [
   'BENCH_IDLE_SECONDS',
   'BENCH_BACKLOG_SMALL',
   'BENCH_BACKLOG_LARGE',
+  'BENCH_BACKLOG_CAP_SECONDS',
 ];
 
 async function main(): Promise<void> {
