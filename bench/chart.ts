@@ -8,8 +8,8 @@ export interface Bar {
 export function barChart(title: string, groups: { name: string; bars: Bar[] }[]): string {
   const rowHeight = 26;
   const left = 260;
-  const width = 760;
-  const scale = (width - left - 160) / Math.max(...groups.flatMap((g) => g.bars.map((b) => b.value)), 1e-9);
+  const width = 880;
+  const scale = (width - left - 280) / Math.max(...groups.flatMap((g) => g.bars.map((b) => b.value)), 1e-9);
   const rows: string[] = [];
   let y = 50;
   for (const group of groups) {

@@ -5,9 +5,9 @@
  * produced at a steady rate, a few every tick on a clock that does not drift.
  */
 import { Partitioners, type Admin, type Kafka } from 'kafkajs';
-import { cpfFor } from '../src/sandbox/scenarios.js';
-import { freshTopics, requestIdOf, startSandbox, startSystem, vendorCounters } from './measure.js';
+import { requestIdOf, startSandbox, startSystem, vendorCounters } from './measure.js';
 import { cpuSeconds, peakRssMiB, stop, type Started } from './processes.js';
+import { dropRun, freshTopics, requestMessage } from './requests.js';
 import { round, type Measured, type Scenario } from './scenario.js';
 
 export interface LatencyFigures {
@@ -116,6 +116,7 @@ export async function measureLatency(
     await reader.disconnect();
     if (target) await stop(target);
     await stop(sandbox);
+    await dropRun(admin, prefix);
   }
 }
 
@@ -139,12 +140,8 @@ async function produceSteadily(
       const messages = [];
       for (; sent < due; sent += 1) {
         const requestId = `${label}-${sent}`;
-        const taxId = cpfFor('happy', sent % 1000);
         sentAt.set(requestId, Date.now());
-        messages.push({
-          key: `${taxId}-${sent % 97}`,
-          value: JSON.stringify({ requestId, params: { taxId } }),
-        });
+        messages.push(requestMessage(requestId, sent));
       }
       if (messages.length > 0) sends.push(producer.send({ topic, messages }));
       const wait = start + tick * TICK_MS - Date.now();

@@ -5,11 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Partitioners, type Admin, type Kafka } from 'kafkajs';
-import { topicNames, type TopicNames } from '../src/contract/operations.js';
-import { contractTopics, ensureTopics } from '../src/producers/topic-setup.js';
-import { cpfFor } from '../src/sandbox/scenarios.js';
+import type { Admin, Kafka } from 'kafkajs';
+import type { TopicNames } from '../src/contract/operations.js';
 import { ROOT, cpuSeconds, peakRssMiB, startNode, stop, type Started } from './processes.js';
+import { dropRun, freshTopics, publishRequests } from './requests.js';
 import {
   API_KEY,
   BROKERS,
@@ -23,56 +22,71 @@ import {
   type Scenario,
 } from './scenario.js';
 
-/** The service is always measured in full; only a far slower baseline is cut short. */
+/** The service is always measured in full (within scenario.serviceCapMs); only a far slower baseline is cut short. */
 const SERVICE_CAP_MS = 600_000;
+
+/**
+ * Watches the measured process while its outcomes are counted, for figures beyond CPU and
+ * memory (scenario (d): broker connections, transactions).
+ */
+export interface RunProbe {
+  /** At the first outcome. */
+  first(): Promise<void>;
+  /** Every 200 ms until the last outcome. */
+  tick(): void;
+  /** After the last outcome, given the measured span: the probe's figures. */
+  last(seconds: number): Promise<Record<string, number>>;
+}
+
+export interface RunOptions {
+  /** Settings of the system beyond the scenario's. */
+  extraEnv?: Record<string, string>;
+  probe?: (pid: number) => RunProbe;
+}
 
 export async function measure(
   kafka: Kafka,
   admin: Admin,
   scenario: Scenario,
   system: Measured['system'],
-  extraEnv: Record<string, string> = {},
+  options: RunOptions = {},
 ): Promise<Measured> {
   const { prefix, topics } = await freshTopics(admin, scenario, system);
-  await publishRequests(kafka, topics.request('lawsuits-summary'), scenario.requests);
-  const sandbox = await startSandbox(scenario.sandbox);
+  let sandbox: Started | undefined;
   let target: Started | undefined;
   try {
-    target = await startSystem(system, scenario, prefix, extraEnv);
+    const publishSeconds = await publishRequests(
+      kafka,
+      topics.request('lawsuits-summary'),
+      scenario.requests,
+    );
+    sandbox = await startSandbox(scenario.sandbox);
+    target = await startSystem(system, scenario, prefix, options.extraEnv ?? {});
     const pid = target.child.pid ?? 0;
+    const sandboxPid = sandbox.child.pid ?? 0;
     const others = stackPids();
-    const capMs = system === 'baseline' ? scenario.baselineCapMs : SERVICE_CAP_MS;
-    const counted = await countOutcomes(kafka, topics, scenario.requests, capMs, () => ({
-      [system]: cpuSeconds(pid),
-      sandbox: cpuSeconds(sandbox.child.pid ?? 0),
-      ...Object.fromEntries(Object.entries(others).map(([name, other]) => [name, cpuSeconds(other)])),
-      bench: ownCpuSeconds(),
-    }));
-    return figures(system, scenario, counted, peakRssMiB(pid), await vendorCounters());
+    const capMs = system === 'baseline' ? scenario.baselineCapMs : (scenario.serviceCapMs ?? SERVICE_CAP_MS);
+    const counted = await countOutcomes(
+      kafka,
+      topics,
+      { expected: scenario.requests, capMs },
+      {
+        cpu: () => ({
+          [system]: cpuSeconds(pid),
+          sandbox: cpuSeconds(sandboxPid),
+          ...Object.fromEntries(Object.entries(others).map(([name, other]) => [name, cpuSeconds(other)])),
+          bench: ownCpuSeconds(),
+        }),
+        probe: options.probe?.(pid),
+      },
+    );
+    const measured = figures(system, scenario, counted, peakRssMiB(pid), await vendorCounters());
+    return { ...measured, publishSeconds: round(publishSeconds) };
   } finally {
     if (target) await stop(target);
-    await stop(sandbox);
+    if (sandbox) await stop(sandbox);
+    await dropRun(admin, prefix);
   }
-}
-
-/** New contract topics for one system's run of a scenario, under a prefix of their own. */
-export async function freshTopics(
-  admin: Admin,
-  scenario: Scenario,
-  system: Measured['system'],
-): Promise<{ prefix: string; topics: TopicNames }> {
-  const prefix = `bench${scenario.id}${system}${Date.now().toString(36)}`;
-  const topics = topicNames(prefix);
-  await ensureTopics(
-    admin,
-    contractTopics(topics, {
-      partitions: scenario.partitions,
-      replicationFactor: 1,
-      requestRetentionMs: 3_600_000,
-      outputRetentionMs: 3_600_000,
-    }),
-  );
-  return { prefix, topics };
 }
 
 export function startSystem(
@@ -114,6 +128,7 @@ interface Counted {
   requests: number;
   seconds: number;
   cpu: Record<string, number>;
+  probe?: Record<string, number>;
 }
 
 function figures(
@@ -122,7 +137,7 @@ function figures(
   counted: Counted,
   rssMiB: number,
   vendor: Measured['vendor'],
-): Measured {
+): Omit<Measured, 'publishSeconds'> {
   const outcomesPerSecond = counted.requests / counted.seconds;
   return {
     system,
@@ -135,6 +150,7 @@ function figures(
     coresUsed: counted.cpu,
     peakRssMiB: round(rssMiB),
     vendor,
+    ...(counted.probe ? { probe: counted.probe } : {}),
     ...(scenario.limitPerSecond
       ? { achievedPerLimit: round(outcomesPerSecond / scenario.limitPerSecond, 3) }
       : {}),
@@ -173,29 +189,6 @@ export function ownCpuSeconds(): number {
   return (usage.user + usage.system) / 1e6;
 }
 
-async function publishRequests(kafka: Kafka, topic: string, count: number): Promise<void> {
-  // Idempotent: a retried send under load must not write a request twice (it did, before).
-  const producer = kafka.producer({
-    createPartitioner: Partitioners.DefaultPartitioner,
-    idempotent: true,
-    maxInFlightRequests: 1,
-  });
-  await producer.connect();
-  const taxIds = Array.from({ length: 1000 }, (_, i) => cpfFor('happy', i));
-  for (let start = 0; start < count; start += 2000) {
-    const messages = [];
-    for (let i = start; i < Math.min(count, start + 2000); i += 1) {
-      const taxId = taxIds[i % taxIds.length] ?? '';
-      messages.push({
-        key: `${taxId}-${i % 97}`,
-        value: JSON.stringify({ requestId: `bench-${i}`, params: { taxId } }),
-      });
-    }
-    await producer.send({ topic, messages });
-  }
-  await producer.disconnect();
-}
-
 /**
  * Counts committed outcomes from the first to the last, CPU sampled over the same span. Counted
  * by distinct offset (a redelivery to this counter after its own rebalance is not an outcome)
@@ -204,9 +197,8 @@ async function publishRequests(kafka: Kafka, topic: string, count: number): Prom
 async function countOutcomes(
   kafka: Kafka,
   topics: TopicNames,
-  expected: number,
-  capMs: number,
-  cpu: () => Record<string, number>,
+  { expected, capMs }: { expected: number; capMs: number },
+  { cpu, probe }: { cpu: () => Record<string, number>; probe: RunProbe | undefined },
 ): Promise<Counted> {
   const consumer = kafka.consumer({
     groupId: `${topics.errors}.counter`,
@@ -226,6 +218,7 @@ async function countOutcomes(
       if (span.first === 0 && batch.messages.length > 0) {
         span.first = Date.now();
         span.cpuAtFirst = cpu();
+        await probe?.first();
       }
       for (const message of batch.messages) {
         offsets.add(`${batch.topic}/${batch.partition}/${message.offset}`);
@@ -239,6 +232,7 @@ async function countOutcomes(
   const capped = (): boolean => span.first !== 0 && Date.now() - span.first >= capMs;
   while (requestIds.size < expected && Date.now() < deadline && !capped()) {
     await new Promise((resolve) => setTimeout(resolve, 200));
+    if (span.first !== 0) probe?.tick();
   }
   const cpuAtLast = cpu();
   await consumer.disconnect();
@@ -248,6 +242,7 @@ async function countOutcomes(
     requests: requestIds.size,
     seconds,
     cpu: coresUsed(span.cpuAtFirst, cpuAtLast, seconds),
+    ...(probe ? { probe: await probe.last(seconds) } : {}),
   };
 }
 

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { statCpuSeconds, statusMiB } from './proc.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
-const TICKS_PER_SECOND = 100;
 
 export interface Started {
   child: ChildProcess;
@@ -68,12 +68,15 @@ export async function stop(started: Started): Promise<void> {
 
 /** User + system CPU seconds the process has used so far. */
 export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
 /** Peak resident set size in MiB (VmHWM). */
 export function peakRssMiB(pid: number): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
+  return statusMiB(readFileSync(`/proc/${pid}/status`, 'utf8'), 'VmHWM');
+}
+
+/** Resident set size now, in MiB (VmRSS). */
+export function rssMiB(pid: number): number {
+  return statusMiB(readFileSync(`/proc/${pid}/status`, 'utf8'), 'VmRSS');
 }

@@ -1,30 +1,41 @@
 /**
  * npm run bench: the service against its baseline (bench/baseline-consumer.ts), measured in the
  * same run on the same stack, every process separate (service, baseline, sandbox) so that
- * /proc tells each one's CPU and memory. One file per scenario in bench/scenarios/; the
- * measuring itself in bench/measure.ts.
+ * /proc tells each one's CPU and memory; then the service alone over partition counts (d), idle,
+ * and over a large backlog. One file per scenario in bench/scenarios/; the measuring itself in
+ * bench/measure.ts.
  *
  * Results: bench/results/runtime.json and bench/results/runtime.svg. Needs the local stack
- * (started here when the environment names none). BENCH_ONLY=a runs some scenarios, and
- * BENCH_A_REQUESTS / BENCH_B_REQUESTS change their sizes (a small run is a quick smoke test);
- * such runs write runtime.partial.json and leave the reference results alone.
+ * (started here when the environment names none). BENCH_ONLY=a,d runs some scenarios, and
+ * BENCH_A_REQUESTS, BENCH_B_REQUESTS and the like change their sizes (a small run is a quick
+ * smoke test); such runs write runtime.partial.json and leave the reference results alone.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
-import { barChart } from './chart.js';
 import { measure, stackPids } from './measure.js';
 import { ROOT } from './processes.js';
-import { BROKERS, ratios, round, type Measured, type Scenario } from './scenario.js';
+import { chart, summary, type ScenarioReport } from './report.js';
+import { BROKERS, chosenIds, ratios, round, type Scenario } from './scenario.js';
 import { instantVendor } from './scenarios/a-instant-vendor.js';
 import { rateLimitedVendor } from './scenarios/b-rate-limited-vendor.js';
 import { addedLatency, latencyLoad } from './scenarios/c-added-latency.js';
+import { measureBacklog } from './scenarios/backlog.js';
+import { measurePartitionCount } from './scenarios/d-partition-count.js';
+import { measureIdle } from './scenarios/idle.js';
 import { measureLatency } from './latency.js';
 import { tracingCost } from './tracing-cost.js';
 
-/** Scenarios measured by throughput (measure.ts); (c) is measured by latency (latency.ts). */
+/** Scenarios measured by throughput against the baseline (measure.ts); (c) is measured by latency (latency.ts). */
 const SCENARIOS: Scenario[] = [instantVendor, rateLimitedVendor];
+/** Scenarios of the service alone, each with its own measuring, in this order after (a), (b), (c). */
+const SERVICE_ONLY: Record<string, (kafka: Kafka, admin: Admin) => Promise<object>> = {
+  d: measurePartitionCount,
+  idle: measureIdle,
+  backlog: measureBacklog,
+};
+const IDS = [...SCENARIOS.map((s) => s.id), 'c', ...Object.keys(SERVICE_ONLY)];
 
 /** Settings that make a run partial: it does not replace the reference results. */
 const PARTIAL_RUN_SETTINGS = [
@@ -36,16 +47,15 @@ const PARTIAL_RUN_SETTINGS = [
   'BENCH_SANDBOX_NODE_OPTIONS',
   'BENCH_TRACING',
   'BENCH_SANDBOX_PORT',
+  'BENCH_ADMIN_PORT',
   'BENCH_C_SECONDS',
+  'BENCH_D_REQUESTS',
+  'BENCH_IDLE_SETTLE_SECONDS',
+  'BENCH_IDLE_SECONDS',
+  'BENCH_BACKLOG_SMALL',
+  'BENCH_BACKLOG_LARGE',
+  'BENCH_BACKLOG_CAP_SECONDS',
 ];
-
-interface ScenarioReport {
-  title: string;
-  requests: number;
-  service: Measured;
-  baseline: Measured;
-  ratios: Record<string, number>;
-}
 
 async function main(): Promise<void> {
   if (!process.env.KAFKA_BROKERS)
@@ -67,9 +77,9 @@ async function main(): Promise<void> {
     console.warn(
       'the broker runs C1 only: `npm run stack:down` first and the benchmark starts it with full JIT',
     );
-  const chosen = SCENARIOS.filter((s) => (process.env.BENCH_ONLY ?? s.id).includes(s.id));
+  const only = chosenIds(process.env.BENCH_ONLY, IDS);
   try {
-    for (const scenario of chosen) {
+    for (const scenario of SCENARIOS.filter((s) => only.has(s.id))) {
       const service = await measure(kafka, admin, scenario, 'service');
       const baseline = await measure(kafka, admin, scenario, 'baseline');
       const entry: ScenarioReport & Record<string, unknown> = {
@@ -86,7 +96,11 @@ async function main(): Promise<void> {
       report[scenario.id] = entry;
       console.log(`(${scenario.id}) ${scenario.title}`, JSON.stringify(entry, null, 2));
     }
-    if ((process.env.BENCH_ONLY ?? 'c').includes('c')) report.c = await latencyEntry(kafka, admin);
+    if (only.has('c')) report.c = await latencyEntry(kafka, admin);
+    for (const [id, run] of Object.entries(SERVICE_ONLY).filter(([id]) => only.has(id))) {
+      report[id] = await run(kafka, admin);
+      console.log(`(${id})`, JSON.stringify(report[id], null, 2));
+    }
   } finally {
     await admin.disconnect();
   }
@@ -95,7 +109,8 @@ async function main(): Promise<void> {
   const partial = PARTIAL_RUN_SETTINGS.some((v) => process.env[v]);
   const name = partial ? 'runtime.partial' : 'runtime';
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
-  if (!partial) writeFileSync(join(dir, 'runtime.svg'), chart(report));
+  if (!partial) writeFileSync(join(dir, 'runtime.svg'), chart(report, SCENARIOS));
+  console.log(summary(report));
   console.log(`wrote bench/results/${name}.json (commit ${commit})`);
 }
 
@@ -114,29 +129,6 @@ async function latencyEntry(kafka: Kafka, admin: Admin): Promise<Record<string, 
   };
   console.log(`(c) ${addedLatency.title}`, JSON.stringify(entry, null, 2));
   return entry;
-}
-
-function chart(report: Record<string, unknown>): string {
-  const groups = SCENARIOS.map((scenario) => {
-    const entry = report[scenario.id] as ScenarioReport;
-    const bar = (m: Measured) =>
-      scenario.limitPerSecond
-        ? {
-            label: `${m.system}: rate / limit`,
-            value: m.achievedPerLimit ?? 0,
-            caption: `${m.achievedPerLimit ?? 0} (at most ${m.vendor.maxInAnySlidingSecond} calls in any 1 s)`,
-          }
-        : {
-            label: `${m.system}: results/s`,
-            value: m.outcomesPerSecond,
-            caption: `${m.outcomesPerSecond}/s · ${m.cpuSecondsPer1000} CPU s/1k · ${m.peakRssMiB} MiB`,
-          };
-    return { name: `(${scenario.id}) ${scenario.title}`, bars: [bar(entry.service), bar(entry.baseline)] };
-  });
-  return barChart(
-    `verification-gateway vs a plain kafkajs consumer (commit ${String(report.commit)})`,
-    groups,
-  );
 }
 
 /**

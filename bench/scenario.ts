@@ -6,6 +6,11 @@ export const REGISTRY = process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:808
 export const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** BENCH_SANDBOX_PORT lets two benchmark runs share a machine (each its own sandbox). */
 export const SANDBOX_PORT = Number(process.env.BENCH_SANDBOX_PORT ?? 18090);
+/**
+ * The service's admin port (its /metrics) in the scenarios that read it: fixed, so that it is
+ * known without parsing the service's log; BENCH_ADMIN_PORT when the default is taken.
+ */
+export const ADMIN_PORT = Number(process.env.BENCH_ADMIN_PORT ?? SANDBOX_PORT + 1);
 export const API_KEY = 'bench-key';
 /**
  * The service (and the baseline, to compare like with like) runs with the Dockerfile's young
@@ -26,7 +31,10 @@ export const SANDBOX_NODE_OPTIONS = process.env.BENCH_SANDBOX_NODE_OPTIONS ?? SM
 export interface Scenario {
   id: string;
   title: string;
+  /** Partitions of every contract topic. */
   partitions: number;
+  /** Partitions of lawsuits-summary's request topic, when not `partitions` (scenario (d)). */
+  requestPartitions?: number;
   requests: number;
   /** SANDBOX_* knobs. */
   sandbox: Record<string, string>;
@@ -35,6 +43,8 @@ export interface Scenario {
   baselineConcurrency: number;
   /** The baseline, when slower, is stopped after this and measured on what it did. */
   baselineCapMs: number;
+  /** How long the service may take over the requests (default 10 minutes). */
+  serviceCapMs?: number;
   /** When set, the figure of merit is the achieved rate over this limit. */
   limitPerSecond?: number;
   /** Further figures of the scenario, measured after the two systems. */
@@ -54,6 +64,10 @@ export interface Measured {
   peakRssMiB: number;
   vendor: Pick<CounterSnapshot, 'billed' | 'maxInOneSecond' | 'maxInAnySlidingSecond' | 'rateLimited'>;
   achievedPerLimit?: number;
+  /** Seconds the backlog took to publish, before the system started. */
+  publishSeconds: number;
+  /** What a RunProbe saw, when the run had one. */
+  probe?: Record<string, number>;
 }
 
 export function ratios(service: Measured, baseline: Measured): Record<string, number> {
@@ -67,4 +81,46 @@ export function ratios(service: Measured, baseline: Measured): Record<string, nu
 export function round(value: number, digits = 1): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/**
+ * Each figure of `value` over the same figure of `reference` (64 and 256 partitions against 6,
+ * a 1M backlog against 100k); figures without a finite, non-zero reference are left out.
+ */
+export function relativeTo(
+  reference: Record<string, number>,
+  value: Record<string, number>,
+  digits = 2,
+): Record<string, number> {
+  const result: Record<string, number> = {};
+  for (const [key, base] of Object.entries(reference)) {
+    const figure = value[key];
+    if (figure === undefined || base === 0 || !Number.isFinite(base) || !Number.isFinite(figure)) continue;
+    result[key] = round(figure / base, digits);
+  }
+  return result;
+}
+
+/** Every request got exactly one outcome: none missing, none twice. */
+export function exactlyOnce(
+  measured: Pick<Measured, 'requestsWithOutcome' | 'duplicateOutcomes'>,
+  requests: number,
+): boolean {
+  return measured.requestsWithOutcome === requests && measured.duplicateOutcomes === 0;
+}
+
+/**
+ * The scenario ids BENCH_ONLY names: a comma- or space-separated list (`d,idle`), where a word
+ * of single-letter ids (`ab`, as before the longer ids) names each letter. Unset: all of them.
+ */
+export function chosenIds(only: string | undefined, ids: readonly string[]): Set<string> {
+  if (only === undefined || only.trim() === '') return new Set(ids);
+  const chosen = new Set<string>();
+  for (const word of only.split(/[\s,]+/).filter((w) => w !== '')) {
+    if (ids.includes(word)) chosen.add(word);
+    else if (Array.from(word).every((letter) => ids.includes(letter)))
+      for (const letter of word) chosen.add(letter);
+    else throw new Error(`BENCH_ONLY: unknown scenario "${word}" (known: ${ids.join(', ')})`);
+  }
+  return chosen;
 }

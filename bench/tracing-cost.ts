@@ -17,7 +17,7 @@ export async function tracingCost(kafka: Kafka, admin: Admin, scenario: Scenario
   try {
     const { port } = sink.address() as AddressInfo;
     const traced = await measure(kafka, admin, scenario, 'service', {
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` },
     });
     return {
       traced,

@@ -1,0 +1,46 @@
+/**
+ * Figures read from the service while it runs: its broker connections (from /proc) and its own
+ * counters (from /metrics on ADMIN_PORT, which the scenario gives the service).
+ */
+import type { RunProbe } from './measure.js';
+import { brokerPorts, connectionsTo, metricSum } from './proc.js';
+import { ADMIN_PORT, BROKERS, round } from './scenario.js';
+
+const TRANSACTIONS = 'verification_transactions_committed_total';
+
+/** The sum of one metric's samples on the service's /metrics. */
+export async function serviceMetric(name: string): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${ADMIN_PORT}/metrics`);
+  if (!response.ok) throw new Error(`/metrics answered ${response.status}`);
+  return metricSum(await response.text(), name);
+}
+
+/** The service's established connections to the brokers now. */
+export function brokerConnections(pid: number): number {
+  return connectionsTo(pid, brokerPorts(BROKERS));
+}
+
+/**
+ * Broker connections (the most seen, sampled every 200 ms) and transactions committed per
+ * second over the measured span.
+ */
+export function connectionsAndTransactions(pid: number): RunProbe {
+  let maxConnections = brokerConnections(pid);
+  let transactionsAtFirst = 0;
+  return {
+    async first() {
+      transactionsAtFirst = await serviceMetric(TRANSACTIONS);
+    },
+    tick() {
+      maxConnections = Math.max(maxConnections, brokerConnections(pid));
+    },
+    async last(seconds) {
+      const transactions = (await serviceMetric(TRANSACTIONS)) - transactionsAtFirst;
+      return {
+        brokerConnectionsMax: maxConnections,
+        transactions,
+        transactionsPerSecond: round(transactions / seconds),
+      };
+    },
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * What a benchmark run shows besides its JSON: a few printed lines per scenario, and the chart
+ * of the reference run (results/s of (a), (d) and the backlog; (b)'s rate over its limit).
+ * Idle and (c) are not charted: one figure each, on scales of their own.
+ */
+import { barChart, type Bar } from './chart.js';
+import type { LatencyFigures } from './latency.js';
+import type { Measured, Scenario } from './scenario.js';
+import type { BacklogReport } from './scenarios/backlog.js';
+import type { PartitionCountReport } from './scenarios/d-partition-count.js';
+import type { IdleReport, IdleSpan } from './scenarios/idle.js';
+
+export interface ScenarioReport {
+  title: string;
+  requests: number;
+  service: Measured;
+  baseline: Measured;
+  ratios: Record<string, number>;
+}
+
+interface LatencyReport {
+  title: string;
+  service: LatencyFigures;
+  baseline: LatencyFigures;
+}
+
+type Report = Record<string, unknown>;
+
+export function summary(report: Report): string {
+  const lines = ['summary:'];
+  for (const id of ['a', 'b']) {
+    const entry = report[id] as ScenarioReport | undefined;
+    if (!entry) continue;
+    lines.push(`(${id}) ${entry.title}, ${entry.requests} requests`);
+    for (const m of [entry.service, entry.baseline]) lines.push(`  ${m.system}: ${throughputLine(m)}`);
+    lines.push(`  service/baseline: ${JSON.stringify(entry.ratios)}`);
+  }
+  const c = report.c as LatencyReport | undefined;
+  if (c) {
+    lines.push(`(c) ${c.title}`);
+    for (const m of [c.service, c.baseline])
+      lines.push(
+        `  ${m.system}: added p50 ${m.addedMs.p50} ms, p99 ${m.addedMs.p99} ms, ${m.cpuSecondsPer1000} CPU-ms/request, ${m.peakRssMiB} MiB, ${m.duplicateOutcomes} duplicates, ${m.requestsWithoutOutcome} without outcome`,
+      );
+  }
+  lines.push(...partitionCountLines(report.d as PartitionCountReport | undefined));
+  lines.push(...idleLines(report.idle as IdleReport | undefined));
+  lines.push(...backlogLines(report.backlog as BacklogReport | undefined));
+  return lines.join('\n');
+}
+
+function throughputLine(m: Measured): string {
+  const rate = m.achievedPerLimit === undefined ? '' : `${m.achievedPerLimit} of the limit, `;
+  return `${rate}${m.outcomesPerSecond} results/s, ${m.cpuSecondsPer1000} CPU-ms/request, ${m.peakRssMiB} MiB peak RSS, ${m.requestsWithOutcome} requests with an outcome, ${m.duplicateOutcomes} duplicates`;
+}
+
+function partitionCountLines(d: PartitionCountReport | undefined): string[] {
+  if (!d) return [];
+  return [
+    `(d) ${d.title}, ${d.requests} requests each`,
+    ...Object.entries(d.runs).map(
+      ([n, run]) =>
+        `  ${n} partitions: ${run.outcomesPerSecond} results/s, ${run.cpuMsPerRequest} CPU-ms/request, ${run.peakRssMiB} MiB, ${run.brokerConnectionsMax} broker connections, ${run.transactionsPerSecond} transactions/s, exactly once: ${met(run.exactlyOnce)}`,
+    ),
+    ...Object.entries(d.ratiosAgainst6).map(([n, r]) => `  ${n} against 6: ${JSON.stringify(r)}`),
+    `  goal (256 within 1.2× of 6 in CPU/request and RSS): ${met(d.goalMet)}`,
+  ];
+}
+
+function idleLines(idle: IdleReport | undefined): string[] {
+  if (!idle) return [];
+  const span = (name: string, s: IdleSpan): string =>
+    `  ${name} (${s.partitionsOpened} opened): ${s.cores} core, ${s.rssMiB} MiB RSS, ${s.brokerConnectionsMax} broker connections, ${s.transactionsWhileIdle} transactions`;
+  return [
+    `(idle) ${idle.title}: ${idle.partitionsAssigned} assigned, ${idle.idleSeconds} s each after ${idle.settleSeconds} s`,
+    span('fresh', idle.fresh),
+    span('after traffic', idle.afterTraffic),
+    `  goal (≤ 0.01 core): ${met(idle.goalMet)}`,
+  ];
+}
+
+function backlogLines(backlog: BacklogReport | undefined): string[] {
+  if (!backlog) return [];
+  return [
+    `(backlog) ${backlog.title}`,
+    ...Object.values(backlog.runs).map(
+      (run) =>
+        `  ${run.requests} requests (published in ${run.publishSeconds} s, ${run.requestsWithOutcome} answered): ${run.outcomesPerSecond} results/s, ${run.cpuMsPerRequest} CPU-ms/request, ${run.peakRssMiB} MiB peak RSS, exactly once: ${met(run.exactlyOnce)}, ${run.wallSeconds} s in all`,
+    ),
+    `  large against small: ${JSON.stringify(backlog.largeAgainstSmall)} (goal: RSS ≤ 1.1×: ${met(backlog.goalMet)})`,
+  ];
+}
+
+function met(yes: boolean): string {
+  return yes ? 'yes' : 'no';
+}
+
+/** The reference run's chart; scenarios missing from the report are left out. */
+export function chart(report: Report, scenarios: Scenario[]): string {
+  const groups = scenarios
+    .filter((scenario) => report[scenario.id] !== undefined)
+    .map((scenario) => {
+      const entry = report[scenario.id] as ScenarioReport;
+      const bar = (m: Measured): Bar =>
+        scenario.limitPerSecond
+          ? {
+              label: `${m.system}: rate / limit`,
+              value: m.achievedPerLimit ?? 0,
+              caption: `${m.achievedPerLimit ?? 0} (at most ${m.vendor.maxInAnySlidingSecond} calls in any 1 s)`,
+            }
+          : resultsBar(m.system, m);
+      return { name: `(${scenario.id}) ${scenario.title}`, bars: [bar(entry.service), bar(entry.baseline)] };
+    });
+  const d = report.d as PartitionCountReport | undefined;
+  if (d)
+    groups.push({
+      name: `(d) partition count, ${d.requests} requests`,
+      bars: Object.entries(d.runs).map(([n, run]) => resultsBar(`service, ${n} partitions`, run.measured)),
+    });
+  const backlog = report.backlog as BacklogReport | undefined;
+  if (backlog)
+    groups.push({
+      name: `(backlog) ${backlog.title}`,
+      bars: Object.values(backlog.runs).map((run) => resultsBar(`service, ${run.requests}`, run.measured)),
+    });
+  return barChart(
+    `verification-gateway vs a plain kafkajs consumer (commit ${String(report.commit)})`,
+    groups,
+  );
+}
+
+function resultsBar(label: string, m: Measured): Bar {
+  return {
+    label: `${label}: results/s`,
+    value: m.outcomesPerSecond,
+    caption: `${m.outcomesPerSecond}/s · ${m.cpuSecondsPer1000} CPU s/1k · ${m.peakRssMiB} MiB`,
+  };
+}
