@@ -11,6 +11,7 @@ import { routeProcessWarnings } from './observability/node-warnings.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/value-codec.js';
 import { startWithFatalHandler } from './service/fatal-handler.js';
+import { applyHeapGrowth } from './service/heap-growth.js';
 
 /** Commands: run, sandbox, dev (replay and redrive live in src/audit/). */
 
@@ -24,6 +25,7 @@ program
   .description('run the service (configuration from the environment; see the README)')
   .action(async () => {
     const config = loadConfig();
+    applyHeapGrowth(config.HEAP_GROWTH_PERCENT);
     const logger = createLogger({ level: config.LOG_LEVEL });
     routeProcessWarnings(logger);
     const service = await startWithFatalHandler(

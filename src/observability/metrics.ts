@@ -1,7 +1,7 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Operation } from '../contract/operations.js';
 import { watchConsumerLag, type LagWatchDeps } from './consumer-lag.js';
-import { metricFactory } from './metric-factory.js';
+import { metricFactory, type MetricFactory } from './metric-factory.js';
 import { operationGauges, runtimeGauges, webhookGauges } from './metric-gauges.js';
 import {
   requestRecorders,
@@ -58,6 +58,7 @@ export function createMetrics(): ServiceMetrics {
   runtimeGauges(make, () => sources);
   operationGauges(make, () => sources);
   webhookGauges(make, () => sources);
+  memoryGauges(make);
   return {
     registry,
     attach(more) {
@@ -65,6 +66,21 @@ export function createMetrics(): ServiceMetrics {
     },
     ...recorders,
   };
+}
+
+/**
+ * What prom-client's defaults leave out: Buffers and ArrayBuffers (kafkajs fetch responses,
+ * HTTP bodies) are outside the JS heap and only partly in `nodejs_external_memory_bytes`.
+ */
+function memoryGauges(make: MetricFactory): void {
+  make.gauge(
+    'nodejs_array_buffers_bytes',
+    'Memory held by ArrayBuffers and Buffers, outside the JS heap',
+    [],
+    (g) => {
+      g.set(process.memoryUsage().arrayBuffers);
+    },
+  );
 }
 
 /**
