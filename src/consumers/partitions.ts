@@ -164,7 +164,12 @@ export async function stableCommittedOffset(
   partition: number,
 ): Promise<string | undefined> {
   try {
-    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic], requireStable: true });
+    // This partition only: another's pending transaction must not hold this one back.
+    const [committed] = await admin.fetchOffsets({
+      groupId,
+      topics: [{ topic, partitions: [partition] }],
+      requireStable: true,
+    });
     return committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
   } catch (error) {
     if ((error as { type?: unknown } | null)?.type === 'UNSTABLE_OFFSET_COMMIT') return undefined;

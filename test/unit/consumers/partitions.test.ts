@@ -16,20 +16,29 @@ const unstable = () => Object.assign(new Error('unstable offsets'), { type: 'UNS
  * UNSTABLE_OFFSET_COMMIT, as the broker does while a pending transaction holds the offsets.
  */
 function fakeAdmin(committed: Record<number, string>, unstableReads = 0) {
-  const reads: { requireStable: boolean | undefined }[] = [];
+  const reads: { requireStable: boolean | undefined; asked: string[] }[] = [];
   let left = unstableReads;
   return {
     reads,
     admin: {
-      fetchOffsets: ({ topics, requireStable }: { topics?: string[]; requireStable?: boolean }) => {
-        reads.push({ requireStable });
+      fetchOffsets: ({
+        topics,
+        requireStable,
+      }: {
+        topics?: (string | { topic: string; partitions: number[] })[];
+        requireStable?: boolean;
+      }) => {
+        const asked = (topics ?? []).map((t) =>
+          typeof t === 'string' ? t : `${t.topic}/${t.partitions.join(',')}`,
+        );
+        reads.push({ requireStable, asked });
         if (left > 0) {
           left -= 1;
           return Promise.reject(unstable());
         }
         return Promise.resolve(
-          (topics ?? []).map((topic) => ({
-            topic,
+          (topics ?? []).map((t) => ({
+            topic: typeof t === 'string' ? t : t.topic,
             partitions: Object.entries(committed).map(([partition, offset]) => ({
               partition: Number(partition),
               offset,
@@ -115,7 +124,8 @@ describe('Partitions', () => {
     ]);
 
     expect(a).toBe(b);
-    expect(reads).toEqual([{ requireStable: true }]);
+    // Only this partition: another partition's pending transaction does not hold it back.
+    expect(reads).toEqual([{ requireStable: true, asked: ['requests/2'] }]);
     expect(a?.highestTaken).toBe(41n);
     expect(opened).toHaveBeenCalledWith('vehicle', 'requests', 2);
     expect(partitions.partitionsOf('requests')).toEqual([2]);
