@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 /**
  * Answers a broker gives while it starts, moves a group coordinator, or elects the leaders of
  * topics just created. kafkajs logs each at error level and retries by itself; they are normal
- * at start-up, so they go to debug.
+ * at start-up (and the last one after every commit), so they go to debug.
  */
 const TRANSIENT_COORDINATOR_ERRORS = [
   /coordinator is loading/i,
@@ -14,6 +14,9 @@ const TRANSIENT_COORDINATOR_ERRORS = [
   /no leader for this topic-partition/i,
   // Metadata of a topic just created, before every broker knows it.
   /does not host this topic-partition/i,
+  // CONCURRENT_TRANSACTIONS: the previous transaction's markers are still being written; the
+  // patched producer asks again within milliseconds (patches/kafkajs+2.2.4.patch).
+  /another concurrent operation on the same transaction/i,
 ];
 
 /** Routes kafkajs's own logs into pino (constant messages, context in the object). */

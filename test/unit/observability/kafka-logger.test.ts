@@ -5,7 +5,7 @@ import { kafkaLogCreator } from '../../../src/observability/kafka-logger.js';
 import { createLogger } from '../../../src/observability/logger.js';
 
 describe('kafkaLogCreator', () => {
-  it('logs transient coordinator and leader answers at debug, other errors at error', async () => {
+  it('logs transient coordinator, leader and concurrent-transaction answers at debug, other errors at error', async () => {
     const stream = new PassThrough();
     const levels: number[] = [];
     stream.on('data', (chunk: Buffer) => {
@@ -22,8 +22,14 @@ describe('kafkaLogCreator', () => {
     log(entry(logLevel.ERROR, "The coordinator is loading and hence can't process requests for this group"));
     log(entry(logLevel.ERROR, 'The group coordinator is not available'));
     log(entry(logLevel.ERROR, 'This server is not the leader for that topic-partition'));
+    log(
+      entry(
+        logLevel.ERROR,
+        'The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing',
+      ),
+    );
     log(entry(logLevel.ERROR, 'Connection refused'));
     await new Promise((resolve) => setImmediate(resolve));
-    expect(levels).toEqual([20, 20, 20, 50]);
+    expect(levels).toEqual([20, 20, 20, 20, 50]);
   });
 });
