@@ -1,8 +1,10 @@
 /**
- * The patched kafkajs transaction manager (patches/kafkajs+2.2.4.patch) asks the coordinator
- * again, within milliseconds, while it answers CONCURRENT_TRANSACTIONS (the previous
- * transaction's markers are still being written), instead of failing the send into the
- * producer's retrier, which waited 300 ms before sending the whole batch again.
+ * The patched kafkajs transaction manager (patches/kafkajs+2.2.4.patch):
+ * - asks the coordinator again, within milliseconds, while it answers CONCURRENT_TRANSACTIONS
+ *   (the previous transaction's markers are still being written), instead of failing the send
+ *   into the producer's retrier, which waited 300 ms before sending the whole batch again;
+ * - finds each coordinator once, and again only after an answer saying it moved, instead of
+ *   a FindCoordinator round trip before every transactional request.
  * The coordinator here is a stand-in answering as a broker does.
  */
 import { createRequire } from 'node:module';
@@ -13,6 +15,7 @@ const require = createRequire(import.meta.url);
 interface EosManager {
   initProducerId(): Promise<void>;
   beginTransaction(): void;
+  commit(): Promise<void>;
   addPartitionsToTransaction(
     topicData: { topic: string; partitions: { partition: number }[] }[],
   ): Promise<void>;
@@ -27,6 +30,9 @@ const { KafkaJSProtocolError } = require('kafkajs/src/errors') as {
   KafkaJSProtocolError: new (e: { type: string; code: number; retriable: boolean; message: string }) => Error;
 };
 
+const protocolError = (type: string, code: number): Error =>
+  new KafkaJSProtocolError({ type, code, retriable: true, message: type });
+
 const concurrentTransactions = (): Error =>
   new KafkaJSProtocolError({
     type: 'CONCURRENT_TRANSACTIONS',
@@ -37,7 +43,14 @@ const concurrentTransactions = (): Error =>
 
 /** A coordinator answering CONCURRENT_TRANSACTIONS to the first `busyAnswers` requests of each kind. */
 function coordinator(busyAnswers: number) {
-  const calls = { addPartitionsToTxn: 0, addOffsetsToTxn: 0, txnOffsetCommit: 0 };
+  const calls = {
+    addPartitionsToTxn: 0,
+    addOffsetsToTxn: 0,
+    txnOffsetCommit: 0,
+    endTxn: 0,
+    findCoordinator: 0,
+  };
+  const answers: Error[] = [];
   const busy = async (kind: 'addPartitionsToTxn' | 'addOffsetsToTxn'): Promise<void> => {
     calls[kind] += 1;
     await Promise.resolve();
@@ -49,15 +62,27 @@ function coordinator(busyAnswers: number) {
     addOffsetsToTxn: () => busy('addOffsetsToTxn'),
     txnOffsetCommit: () => {
       calls.txnOffsetCommit += 1;
+      const answer = answers.shift();
+      return answer ? Promise.reject(answer) : Promise.resolve();
+    },
+    endTxn: () => {
+      calls.endTxn += 1;
       return Promise.resolve();
     },
   };
   const cluster = {
-    retry: { retries: 0 },
+    retry: { retries: 1, initialRetryTime: 1 },
     refreshMetadataIfNecessary: () => Promise.resolve(),
-    findGroupCoordinator: () => Promise.resolve(broker),
+    findGroupCoordinator: () => {
+      calls.findCoordinator += 1;
+      return Promise.resolve(broker);
+    },
   };
-  return { calls, cluster };
+  /** The next TxnOffsetCommit fails with this error. */
+  const failNextOffsetCommit = (error: Error): void => {
+    answers.push(error);
+  };
+  return { calls, cluster, failNextOffsetCommit };
 }
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -118,4 +143,37 @@ describe('kafkajs transactions while the previous one completes', () => {
       eos.addPartitionsToTransaction([{ topic: 'results', partitions: [{ partition: 0 }] }]),
     ).rejects.toThrow('connection closed');
   });
+
+  it('finds the transaction and group coordinators once for many transactions', async () => {
+    const { calls, cluster } = coordinator(0);
+    const eos = await transacting(cluster);
+    const found = calls.findCoordinator;
+    for (let round = 0; round < 3; round += 1) {
+      if (round > 0) eos.beginTransaction();
+      await oneTransaction(eos);
+    }
+    expect(calls.endTxn).toBe(3);
+    expect(calls.findCoordinator - found).toBe(2);
+  });
+
+  it('finds the group coordinator again after it answers that it moved', async () => {
+    const { calls, cluster, failNextOffsetCommit } = coordinator(0);
+    const eos = await transacting(cluster);
+    await oneTransaction(eos);
+    const found = calls.findCoordinator;
+    failNextOffsetCommit(protocolError('NOT_COORDINATOR_FOR_GROUP', 16));
+    eos.beginTransaction();
+    await oneTransaction(eos);
+    expect(calls.txnOffsetCommit).toBe(3);
+    expect(calls.findCoordinator - found).toBe(1);
+  });
 });
+
+async function oneTransaction(eos: EosManager): Promise<void> {
+  await eos.addPartitionsToTransaction([{ topic: 'results', partitions: [{ partition: 0 }] }]);
+  await eos.sendOffsets({
+    consumerGroupId: 'group',
+    topics: [{ topic: 'requests', partitions: [{ partition: 0, offset: '5' }] }],
+  });
+  await eos.commit();
+}
