@@ -3,7 +3,7 @@ import { ConfigError } from '../errors.js';
 import { createOperationLimiter, type ManagedOperationLimiter } from './operation-limiter.js';
 import { createMemoryQuotaStore, type QuotaStore } from './quota-store.js';
 import { createRedisQuotaStore } from './redis-quota-store.js';
-import { spacingMs, validateMargin, validateSettings } from './settings.js';
+import { quotaShape, validateMargin, validateSettings } from './settings.js';
 import type { LimiterDeps, Limiters, SpendCapListener } from './types.js';
 
 export const DEFAULT_RATE_MARGIN = 0.035;
@@ -34,7 +34,7 @@ export function createLimiters(deps: LimiterDeps): Limiters {
 
   const storeFor = (operation: Operation): QuotaStore => {
     const { ratePerSecond, spendCapPerHour } = deps.settings[operation];
-    const quota = { spacingMs: spacingMs(ratePerSecond, margin), spendCapPerHour };
+    const quota = { ...quotaShape(ratePerSecond, margin), spendCapPerHour };
     return deps.redis
       ? createRedisQuotaStore({ ...quota, redis: deps.redis, key: `${deps.keyPrefix}:${operation}`, now })
       : createMemoryQuotaStore(quota, now);
@@ -50,7 +50,9 @@ export function createLimiters(deps: LimiterDeps): Limiters {
         shared: deps.redis !== undefined,
         logger: deps.logger,
         now,
-        lateToleranceMs: Math.max(2, margin * 300),
+        // Half the room the margin gives each window (quotaShape): the other half is for the
+        // jitter after the start, on the way to the vendor.
+        lateToleranceMs: Math.max(2, margin * 500),
         onSpendCap,
       }),
     ]),

@@ -76,9 +76,9 @@ export class QuotaAcquirer {
       const due = admission.dueAt ?? answered + admission.waitMs;
       try {
         await this.sleepToSlot(due, signal);
-        // Only a call that waited for its slot can crowd the calls after it by starting late;
-        // a slot that was free when asked has none queued right behind it.
-        if (!this.canStart(admission.waitMs > 0 ? due : Infinity, lateRetries)) {
+        // Every slot counts in the window of the calls after it, a free one included: a call
+        // starting late would crowd the window of a later one.
+        if (!this.canStart(due, lateRetries)) {
           await this.giveBack(admission.token);
           continue;
         }

@@ -1,5 +1,6 @@
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { ConfigError } from '../errors.js';
+import type { QuotaSettings } from './quota-store.js';
 import type { OperationLimitSettings } from './types.js';
 
 export const HOUR_MS = 3_600_000;
@@ -32,7 +33,20 @@ export function validateMargin(margin: number): void {
   }
 }
 
-/** Milliseconds between call starts, widened by the safety margin. */
-export function spacingMs(ratePerSecond: number, margin: number): number {
-  return (1000 / ratePerSecond) * (1 + margin);
+/** A burst is let go at this many times the rate: spread over a fraction of the window. */
+const BURST_SPREAD = 4;
+
+/**
+ * The rate as a sliding window: at most `ratePerSecond` starts in any second (the largest whole
+ * count at or under it; under one a second, one start per longer window). The window is widened
+ * by the margin: room for the jitter between a call's start and its arrival at the vendor,
+ * which the limiter cannot see.
+ */
+export function quotaShape(
+  ratePerSecond: number,
+  margin: number,
+): Pick<QuotaSettings, 'perWindow' | 'windowMs' | 'spacingMs'> {
+  const perWindow = Math.max(1, Math.floor(ratePerSecond));
+  const windowMs = Math.max(1000, (perWindow * 1000) / ratePerSecond) * (1 + margin);
+  return { perWindow, windowMs, spacingMs: 1000 / ratePerSecond / BURST_SPREAD };
 }

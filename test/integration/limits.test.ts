@@ -118,4 +118,22 @@ describe('limits shared through Redis', () => {
     const outcomes = await Promise.all(calls);
     expect(outcomes.filter((outcome) => outcome instanceof DOMException)).toHaveLength(2);
   });
+
+  it('lets a burst of the per-second count go at once across replicas, and the rest a window later', async () => {
+    const rate = 20;
+    const [a, b] = replicas({ ratePerSecond: rate, maxConcurrent: 30 });
+    const starts: number[] = [];
+    const call = (limiters: Limiters) =>
+      limiters.get('vehicle').schedule(() => {
+        starts.push(Date.now());
+        return Promise.resolve();
+      });
+    await Promise.all(Array.from({ length: rate + 2 }, (_, i) => call(i % 2 === 0 ? a! : b!)));
+    starts.sort((x, y) => x - y);
+    // The first twenty are due within 240 ms (a quarter of the spacing a pure rate would keep,
+    // which held the twentieth about 980 ms).
+    expect(starts[rate - 1]! - starts[0]!).toBeLessThan(600);
+    expect(starts[rate]! - starts[0]!).toBeGreaterThanOrEqual(1000);
+    expect(maxInSlidingSecond(starts)).toBeLessThanOrEqual(rate);
+  });
 });

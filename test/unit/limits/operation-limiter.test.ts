@@ -17,7 +17,7 @@ function scriptedStore(answers: Admission[], backoffLeft: number[] = [], onReser
     return next ? Promise.resolve(next) : Promise.reject(new Error('redis down'));
   });
   const release = vi.fn<QuotaStore['release']>((token) => {
-    released.push(token.tat);
+    released.push(token.slot);
     return Promise.resolve();
   });
   const backoff = vi.fn<QuotaStore['backoff']>(() => Promise.resolve());
@@ -28,10 +28,10 @@ function scriptedStore(answers: Admission[], backoffLeft: number[] = [], onReser
   return { store, released, reserve, backoff, backoffRemaining };
 }
 
-const slot = (waitMs: number, tat: string): Admission => ({
+const slot = (waitMs: number, id: string): Admission => ({
   kind: 'slot',
   waitMs,
-  token: { tat, window: 0 },
+  token: { slot: id, window: 0 },
   started: undefined,
 });
 
@@ -187,7 +187,7 @@ describe('operation limiter and its quota store', () => {
       kind: 'slot',
       waitMs: 5,
       dueAt: Date.now() - 15,
-      token: { tat: 'a', window: 0 },
+      token: { slot: 'a', window: 0 },
       started: undefined,
     };
     const { store, released, reserve } = scriptedStore([late, slot(0, 'b')]);

@@ -9,47 +9,71 @@ function slotOf(admission: Admission): Extract<Admission, { kind: 'slot' }> {
   return admission;
 }
 
+const shape = (perWindow: number, windowMs: number) => ({
+  perWindow,
+  windowMs,
+  spacingMs: windowMs / perWindow / 4,
+});
+
 describe('memory quota store', () => {
-  it('hands out slots one spacing apart, whenever they are asked for', async () => {
+  it('never lets a window hold more than its count, nor two slots closer than the spacing', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.double({ min: 0.5, max: 500, noNaN: true }),
-        fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 60 }),
-        async (ratePerSecond, gaps) => {
-          const spacingMs = 1000 / ratePerSecond;
+        fc.integer({ min: 1, max: 20 }),
+        fc.double({ min: 50, max: 2000, noNaN: true }),
+        fc.array(fc.integer({ min: 0, max: 80 }), { minLength: 1, maxLength: 80 }),
+        async (perWindow, windowMs, gaps) => {
+          const spacingMs = windowMs / perWindow / 4;
           let clock = 0;
-          const store = createMemoryQuotaStore({ spacingMs, spendCapPerHour: undefined }, () => clock);
+          const store = createMemoryQuotaStore(
+            { ...shape(perWindow, windowMs), spendCapPerHour: undefined },
+            () => clock,
+          );
           const starts: number[] = [];
           for (const gap of gaps) {
             clock += gap;
-            starts.push(clock + slotOf(await store.reserve()).waitMs);
+            const slot = slotOf(await store.reserve());
+            expect(slot.waitMs).toBeGreaterThanOrEqual(0);
+            starts.push(clock + slot.waitMs);
           }
           for (let i = 1; i < starts.length; i++) {
             expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(spacingMs - 1e-6);
-            expect(starts[i]).toBeGreaterThanOrEqual(starts[i - 1]!);
+          }
+          for (let i = perWindow; i < starts.length; i++) {
+            expect(starts[i]! - starts[i - perWindow]!).toBeGreaterThanOrEqual(windowMs - 1e-6);
           }
         },
       ),
-      { numRuns: 50 },
+      { numRuns: 100 },
     );
   });
 
-  it('takes a released slot back only when it is the latest one', async () => {
-    const store = createMemoryQuotaStore({ spacingMs: 100, spendCapPerHour: undefined }, () => 0);
+  it('lets a burst up to the count go at once, spread by the spacing, and the rest a window later', async () => {
+    const store = createMemoryQuotaStore(
+      { perWindow: 4, windowMs: 1000, spacingMs: 5, spendCapPerHour: undefined },
+      () => 0,
+    );
+    const waits: number[] = [];
+    for (let i = 0; i < 6; i++) waits.push(slotOf(await store.reserve()).waitMs);
+    expect(waits).toEqual([0, 5, 10, 15, 1000, 1005]);
+  });
+
+  it('forgets a released slot, so the window has room again', async () => {
+    const store = createMemoryQuotaStore(
+      { perWindow: 2, windowMs: 1000, spacingMs: 1, spendCapPerHour: undefined },
+      () => 0,
+    );
     const first = slotOf(await store.reserve());
     slotOf(await store.reserve());
-    // Reissuing slot 0 while slot 100 is taken would be harmless here, but in general later
-    // slots are already spaced from it: an earlier slot is lost, never handed out twice.
     await store.release(first.token);
-    const third = slotOf(await store.reserve());
-    expect(third.waitMs).toBe(200);
-    await store.release(third.token);
-    expect(slotOf(await store.reserve()).waitMs).toBe(200);
+    // The window now holds one slot (1), so the next one is only spaced from it.
+    expect(slotOf(await store.reserve()).waitMs).toBe(2);
+    expect(slotOf(await store.reserve()).waitMs).toBe(1001);
   });
 
   it('only ever lengthens a backoff', async () => {
     let clock = 1000;
-    const store = createMemoryQuotaStore({ spacingMs: 1, spendCapPerHour: undefined }, () => clock);
+    const store = createMemoryQuotaStore({ ...shape(1000, 1000), spendCapPerHour: undefined }, () => clock);
     await store.backoff(500);
     await store.backoff(100);
     expect(await store.backoffRemaining()).toBe(500);
@@ -60,7 +84,7 @@ describe('memory quota store', () => {
 
   it('counts starts per clock hour against the spend cap', async () => {
     let clock = 5 * HOUR + HOUR - 10;
-    const store = createMemoryQuotaStore({ spacingMs: 1, spendCapPerHour: 2 }, () => clock);
+    const store = createMemoryQuotaStore({ ...shape(1000, 1000), spendCapPerHour: 2 }, () => clock);
     expect(slotOf(await store.reserve()).started).toBe(1);
     const second = slotOf(await store.reserve());
     expect(await store.reserve()).toEqual({ kind: 'spend-cap', waitMs: 10, resumeAt: 6 * HOUR, started: 2 });

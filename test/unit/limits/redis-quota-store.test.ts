@@ -12,7 +12,15 @@ function fakeRedis(reply: unknown, evalshaError = new Error('NOSCRIPT No matchin
 }
 
 const storeOn = (redis: Redis, spendCapPerHour?: number) =>
-  createRedisQuotaStore({ redis, key: 'gw:vehicle', spacingMs: 3.4, spendCapPerHour, now: () => 1000 });
+  createRedisQuotaStore({
+    redis,
+    key: 'gw:vehicle',
+    perWindow: 300,
+    windowMs: 1035,
+    spacingMs: 0.85,
+    spendCapPerHour,
+    now: () => 1000,
+  });
 
 describe('redis quota store', () => {
   it('falls back to EVAL when Redis has forgotten the script, with keys in one hash slot', async () => {
@@ -22,17 +30,18 @@ describe('redis quota store', () => {
       waitMs: 2.5,
       // The clock (1000) answered at once, so the slot is due 2.5 ms after it on this clock.
       dueAt: expect.closeTo(1002.5, 3) as unknown,
-      token: { tat: '1763717000123456', window: 490199 },
+      token: { slot: '1763717000123456', window: 490199 },
       started: undefined,
     });
     expect(evalsha).toHaveBeenCalledTimes(1);
     expect(evalScript.mock.calls[0]?.slice(1, 5)).toEqual([
       3,
-      '{gw:vehicle}:tat',
+      '{gw:vehicle}:log',
       '{gw:vehicle}:backoff',
       '{gw:vehicle}:spend',
     ]);
-    expect(evalScript.mock.calls[0]?.slice(5)).toEqual([3400, 0, 3_600_000]);
+    // per window, window µs, spacing µs, slots kept, spend cap, hour.
+    expect(evalScript.mock.calls[0]?.slice(5)).toEqual([300, 1_035_000, 850, 364, 0, 3_600_000]);
   });
 
   it('reads the shared start count only when a spend cap is set', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors.js';
 import { createLimiters, type OperationLimitSettings } from '../../../src/limits/index.js';
+import { quotaShape } from '../../../src/limits/settings.js';
 import { settingsWith, silentLogger } from './helpers.js';
 
 const build = (vehicle: OperationLimitSettings, rateMargin?: number) => () =>
@@ -40,5 +41,23 @@ describe('limit settings', () => {
 
   it('rejects a rate margin outside [0, 1)', () => {
     expect(build({ ratePerSecond: 1, maxConcurrent: 1 }, 1)).toThrow('limits.rateMargin');
+  });
+});
+
+describe('quota shape', () => {
+  it('is the rate as a count per second, the window widened by the margin', () => {
+    const shape = quotaShape(300, 0.035);
+    expect(shape.perWindow).toBe(300);
+    expect(shape.windowMs).toBeCloseTo(1035, 6);
+    expect(shape.spacingMs).toBeCloseTo(1000 / 300 / 4, 6);
+  });
+
+  it('rounds a fractional rate down to whole starts per second, never over the rate', () => {
+    expect(quotaShape(2.5, 0)).toMatchObject({ perWindow: 2, windowMs: 1000 });
+  });
+
+  it('gives a rate under one a second a window long enough for one start', () => {
+    expect(quotaShape(0.5, 0.1)).toMatchObject({ perWindow: 1 });
+    expect(quotaShape(0.5, 0.1).windowMs).toBeCloseTo(2200, 6);
   });
 });
