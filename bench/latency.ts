@@ -6,6 +6,7 @@
  */
 import { Partitioners, type Admin, type Kafka } from 'kafkajs';
 import { requestIdOf, startSandbox, startSystem, vendorCounters } from './measure.js';
+import { serviceMetric } from './probes.js';
 import { cpuSeconds, peakRssMiB, stop, type Started } from './processes.js';
 import { dropRun, freshTopics, requestMessage } from './requests.js';
 import { round, type Measured, type Scenario } from './scenario.js';
@@ -25,6 +26,45 @@ export interface LatencyFigures {
   cpuSecondsPer1000: number;
   peakRssMiB: number;
   vendor: Measured['vendor'];
+  /** The service's own view (its /metrics), over the measured span: where the time went. */
+  inside?: InsideFigures;
+}
+
+/** Means over the measured span, from the service's histograms, in ms; transactions per second. */
+export interface InsideFigures {
+  limiterWaitMs: number;
+  vendorCallMs: number;
+  transactionMs: number;
+  transactionsPerSecond: number;
+}
+
+const INSIDE = {
+  limiterWait: 'verification_limiter_wait_seconds',
+  vendorCall: 'verification_vendor_call_seconds',
+  transaction: 'verification_transaction_commit_seconds',
+} as const;
+
+type InsideSample = Record<string, number>;
+
+async function sampleInside(): Promise<InsideSample> {
+  const sample: InsideSample = { at: Date.now() };
+  for (const name of Object.values(INSIDE)) {
+    sample[`${name}_sum`] = await serviceMetric(`${name}_sum`);
+    sample[`${name}_count`] = await serviceMetric(`${name}_count`);
+  }
+  return sample;
+}
+
+function insideBetween(before: InsideSample, after: InsideSample): InsideFigures {
+  const delta = (key: string): number => (after[key] ?? 0) - (before[key] ?? 0);
+  const meanMs = (name: string): number =>
+    round((delta(`${name}_sum`) / Math.max(1, delta(`${name}_count`))) * 1000, 1);
+  return {
+    limiterWaitMs: meanMs(INSIDE.limiterWait),
+    vendorCallMs: meanMs(INSIDE.vendorCall),
+    transactionMs: meanMs(INSIDE.transaction),
+    transactionsPerSecond: round(delta(`${INSIDE.transaction}_count`) / (delta('at') / 1000), 1),
+  };
 }
 
 export interface Percentiles {
@@ -95,10 +135,12 @@ export async function measureLatency(
       'warmup',
     );
     const cpuBefore = cpuSeconds(pid);
+    const insideBefore = system === 'service' ? await sampleInside() : undefined;
     await produceSteadily(kafka, topics.request('lawsuits-summary'), sentAt, load, 'lat');
     const deadline = Date.now() + 60_000;
     while ([...sentAt.keys()].some((id) => !seen.has(id)) && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 200));
+    const inside = insideBefore ? insideBetween(insideBefore, await sampleInside()) : undefined;
     const measured = load.perSecond * load.seconds;
     return {
       system,
@@ -111,6 +153,7 @@ export async function measureLatency(
       cpuSecondsPer1000: round(((cpuSeconds(pid) - cpuBefore) / measured) * 1000, 2),
       peakRssMiB: round(peakRssMiB(pid)),
       vendor: await vendorCounters(),
+      ...(inside ? { inside } : {}),
     };
   } finally {
     await reader.disconnect();

@@ -4,7 +4,7 @@
  * (bench/latency.ts): produce until visible to a read_committed reader, minus the 50 ms.
  */
 import type { LatencyLoad } from '../latency.js';
-import type { Scenario } from '../scenario.js';
+import { ADMIN_PORT, type Scenario } from '../scenario.js';
 import { rateLimitedVendor } from './b-rate-limited-vendor.js';
 
 export const VENDOR_FIXED_MS = 50;
@@ -26,8 +26,8 @@ export const addedLatency: Scenario = {
     SANDBOX_LATENCY_JITTER_MS: '0',
     SANDBOX_RATE_LIMIT_PER_SECOND: '300',
   },
-  // (b)'s limits and windows, at half its rate.
-  service: rateLimitedVendor.service,
+  // (b)'s limits and windows, at half its rate; /metrics on a known port.
+  service: { ...rateLimitedVendor.service, ADMIN_PORT: String(ADMIN_PORT) },
   baselineConcurrency: 6,
   baselineCapMs: 0,
   limitPerSecond: 300,
