@@ -267,12 +267,16 @@ export function requestIdOf(value: Buffer | null): string {
   return json.subarray(from, json.indexOf('"', from)).toString();
 }
 
-/** The local stack's processes, from its pid files (none when the stack runs elsewhere). */
+/**
+ * The local stack's processes, from its pid files (none when the stack runs elsewhere); in
+ * STACK_DIR when the stack scripts were given one.
+ */
 export function stackPids(): Record<string, number> {
   const pids: Record<string, number> = {};
+  const runDir = join(process.env.STACK_DIR ?? join(ROOT, '.stack'), 'run');
   for (const name of ['kafka', 'registry', 'redis']) {
     try {
-      pids[name] = Number(readFileSync(join(ROOT, '.stack', 'run', `${name}.pid`), 'utf8').trim());
+      pids[name] = Number(readFileSync(join(runDir, `${name}.pid`), 'utf8').trim());
     } catch {
       // not a local stack
     }

@@ -2,8 +2,10 @@ import { HOUR_MS } from './settings.js';
 
 /** What a reservation gave; handed back to release() when the call never starts. */
 export interface SlotToken {
-  /** The slot's start (µs on the store's clock, as the store wrote it). */
+  /** The slot's start, as the store wrote it. */
   readonly slot: string;
+  /** The theoretical arrival time this reservation left, as the store wrote it. */
+  readonly tat: string;
   readonly window: number;
 }
 
@@ -29,14 +31,20 @@ export interface QuotaStore {
 }
 
 /**
- * The shape of the rate: at most `perWindow` starts in any `windowMs` (a sliding window, so a
- * burst up to that many starts at once), and no two starts closer than `spacingMs`, which
- * spreads a burst over a fraction of the window so that it reaches the vendor as it was let go.
+ * The shape of the rate, two rules at once:
+ * - GCRA with a burst tolerance: one start per `spacingMs` on average, and up to `burstMs`
+ *   ahead of that pace, so a quiet limiter lets a small burst go at once (spread at
+ *   `burstSpacingMs`) while a busy one starts calls evenly, which keeps both ends' event loops
+ *   smooth and the way to the vendor short;
+ * - a sliding-window log: never more than `perWindow` starts in any `windowMs`, whatever the
+ *   burst did.
  */
 export interface QuotaSettings {
   perWindow: number;
   windowMs: number;
   spacingMs: number;
+  burstMs: number;
+  burstSpacingMs: number;
   spendCapPerHour: number | undefined;
 }
 
@@ -47,13 +55,15 @@ export interface QuotaSettings {
 export const LOG_SLACK = 64;
 
 /**
- * In-process quota for a single replica: a log of the latest slots. A reservation takes
- * `max(now, latest + spacing, the perWindow-th latest + window)`, so slots only ever move
- * forward and no window holds more than perWindow of them; a released slot leaves the log.
+ * In-process quota for a single replica. A reservation takes the slot
+ * `max(now, tat - burst, latest + burstSpacing, the perWindow-th latest + window)` and moves
+ * `tat` to `max(slot, tat) + spacing`; slots only ever move forward. A released slot leaves the
+ * log, and gives its spacing back when it was the latest.
  */
 export function createMemoryQuotaStore(settings: QuotaSettings, now: () => number): QuotaStore {
   /** Slots, latest first. */
   let log: number[] = [];
+  let tat = 0;
   let backoffUntil = 0;
   let window = -1;
   let count = 0;
@@ -77,16 +87,18 @@ export function createMemoryQuotaStore(settings: QuotaSettings, now: () => numbe
         const resumeAt = (window + 1) * HOUR_MS;
         return Promise.resolve({ kind: 'spend-cap', waitMs: resumeAt - at, resumeAt, started });
       }
-      const start = nextSlot(log, at, settings);
+      const start = nextSlot(log, tat, at, settings);
+      tat = Math.max(start, tat) + settings.spacingMs;
       log.unshift(start);
       if (log.length > settings.perWindow + LOG_SLACK) log.length = settings.perWindow + LOG_SLACK;
       count += 1;
-      const token = { slot: String(start), window };
+      const token = { slot: String(start), tat: String(tat), window };
       return Promise.resolve({ kind: 'slot', waitMs: start - at, dueAt: start, token, started: count });
     },
     release(token) {
       const index = log.findIndex((slot) => String(slot) === token.slot);
       if (index >= 0) log = log.filter((_, i) => i !== index);
+      if (String(tat) === token.tat) tat -= settings.spacingMs;
       if (token.window === window && count > 0) count -= 1;
       return Promise.resolve();
     },
@@ -100,11 +112,11 @@ export function createMemoryQuotaStore(settings: QuotaSettings, now: () => numbe
   };
 }
 
-/** The earliest slot at or after `at` that keeps spacing and the window's count. */
-function nextSlot(log: readonly number[], at: number, settings: QuotaSettings): number {
-  let start = at;
+/** The earliest slot at or after `at` that keeps the pace, the burst spacing and the window. */
+function nextSlot(log: readonly number[], tat: number, at: number, settings: QuotaSettings): number {
+  let start = Math.max(at, tat - settings.burstMs);
   const latest = log[0];
-  if (latest !== undefined) start = Math.max(start, latest + settings.spacingMs);
+  if (latest !== undefined) start = Math.max(start, latest + settings.burstSpacingMs);
   const nth = log[settings.perWindow - 1];
   if (nth !== undefined) start = Math.max(start, nth + settings.windowMs);
   return start;

@@ -16,13 +16,14 @@ import { HOUR_MS } from './settings.js';
  * library setting reaches "no sliding second over the limit". Our figures are in the
  * bench file's header.
  *
- * A sliding-window log: each reservation atomically takes the slot
- * `max(now, latest + spacing, the perWindow-th latest + window)` and pushes it onto a list of
- * the latest slots, `now` from Redis TIME so replica clocks do not matter; the caller sleeps
- * until its slot. A quiet limiter lets a burst go at once (spread by the short spacing), which
- * a pure spacing (GCRA) made wait; a busy one still never lets a window hold more than
- * perWindow. A backoff key (PX) and an hourly spend counter are checked first. The keys of one
- * operation share a hash tag, so the scripts also run on Redis Cluster.
+ * Each reservation atomically takes the slot
+ * `max(now, tat - burst, latest + burstSpacing, the perWindow-th latest + window)`, moves the
+ * GCRA's theoretical arrival time to `max(slot, tat) + spacing`, and pushes the slot onto a list
+ * of the latest slots; `now` comes from Redis TIME so replica clocks do not matter, and the
+ * caller sleeps until its slot (QuotaSettings says why both rules). A backoff key (PX) and an
+ * hourly spend counter are checked first. The keys of one operation share a hash tag, so the
+ * scripts also run on Redis Cluster. The tat key is the one the pure-GCRA script of earlier
+ * versions kept, with the same meaning: during a rolling upgrade both keep one pace.
  */
 
 interface LuaScript {
@@ -34,19 +35,19 @@ function script(lua: string): LuaScript {
   return { lua, sha: createHash('sha1').update(lua).digest('hex') };
 }
 
-// KEYS: log, backoff, spend. ARGV: per window, window µs, spacing µs, kept, spend cap (0 = none),
-// hour ms.
+// KEYS: log, tat, backoff, spend. ARGV: per window, window µs, spacing µs, burst µs,
+// burst spacing µs, slots kept, spend cap (0 = none), hour ms.
 const RESERVE = script(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local backoff = redis.call('PTTL', KEYS[2])
+local backoff = redis.call('PTTL', KEYS[3])
 if backoff > 0 then return {1, backoff} end
-local cap = tonumber(ARGV[5])
-local hourMs = tonumber(ARGV[6])
+local cap = tonumber(ARGV[7])
+local hourMs = tonumber(ARGV[8])
 local hour = math.floor(now / (hourMs * 1000))
 local count = 0
 if cap > 0 then
-  local stored = redis.call('HMGET', KEYS[3], 'w', 'n')
+  local stored = redis.call('HMGET', KEYS[4], 'w', 'n')
   if tonumber(stored[1]) == hour then count = tonumber(stored[2]) or 0 end
   if count >= cap then
     local resumeAt = (hour + 1) * hourMs
@@ -54,30 +55,38 @@ if cap > 0 then
   end
 end
 local windowUs = tonumber(ARGV[2])
-local start = now
+local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
+local start = math.max(now, tat - tonumber(ARGV[4]))
 local latest = redis.call('LINDEX', KEYS[1], 0)
-if latest then start = math.max(start, tonumber(latest) + tonumber(ARGV[3])) end
+if latest then start = math.max(start, tonumber(latest) + tonumber(ARGV[5])) end
 local nth = redis.call('LINDEX', KEYS[1], tonumber(ARGV[1]) - 1)
 if nth then start = math.max(start, tonumber(nth) + windowUs) end
 local slot = string.format('%.0f', start)
+local nextTat = string.format('%.0f', math.max(start, tat) + tonumber(ARGV[3]))
+local ttl = math.ceil((tonumber(nextTat) - now + windowUs) / 1000) + 1000
+redis.call('SET', KEYS[2], nextTat, 'PX', ttl)
 redis.call('LPUSH', KEYS[1], slot)
-redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[4]) - 1)
-redis.call('PEXPIRE', KEYS[1], math.ceil((start - now + windowUs) / 1000) + 1000)
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[6]) - 1)
+redis.call('PEXPIRE', KEYS[1], ttl)
 if cap > 0 then
   count = count + 1
-  redis.call('HSET', KEYS[3], 'w', hour, 'n', count)
-  redis.call('PEXPIRE', KEYS[3], hourMs * 2)
+  redis.call('HSET', KEYS[4], 'w', hour, 'n', count)
+  redis.call('PEXPIRE', KEYS[4], hourMs * 2)
 end
-return {0, start - now, slot, count, hour}
+return {0, start - now, slot, count, hour, nextTat}
 `);
 
-// KEYS: log, spend. ARGV: the reservation's slot, its hour, counted (1/0).
+// KEYS: log, tat, spend. ARGV: the reservation's slot, its tat, its hour, counted (1/0),
+// spacing µs.
 const RELEASE = script(`
 redis.call('LREM', KEYS[1], 1, ARGV[1])
-if ARGV[3] == '1' then
-  local stored = redis.call('HMGET', KEYS[2], 'w', 'n')
-  if tonumber(stored[1]) == tonumber(ARGV[2]) and (tonumber(stored[2]) or 0) > 0 then
-    redis.call('HINCRBY', KEYS[2], 'n', -1)
+if redis.call('GET', KEYS[2]) == ARGV[2] then
+  redis.call('SET', KEYS[2], string.format('%.0f', tonumber(ARGV[2]) - tonumber(ARGV[5])), 'KEEPTTL')
+end
+if ARGV[4] == '1' then
+  local stored = redis.call('HMGET', KEYS[3], 'w', 'n')
+  if tonumber(stored[1]) == tonumber(ARGV[3]) and (tonumber(stored[2]) or 0) > 0 then
+    redis.call('HINCRBY', KEYS[3], 'n', -1)
   end
 end
 return 0
@@ -129,11 +138,15 @@ export interface RedisQuotaStoreOptions extends QuotaSettings {
 export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaStore {
   const { redis } = options;
   const tag = `{${options.key}}`;
-  const keys = { log: `${tag}:log`, backoff: `${tag}:backoff`, spend: `${tag}:spend` };
+  const keys = { log: `${tag}:log`, tat: `${tag}:tat`, backoff: `${tag}:backoff`, spend: `${tag}:spend` };
+  const micros = (ms: number): number => Math.ceil(ms * 1000);
+  const spacingUs = micros(options.spacingMs);
   const shape = [
     options.perWindow,
-    Math.ceil(options.windowMs * 1000),
-    Math.ceil(options.spacingMs * 1000),
+    micros(options.windowMs),
+    spacingUs,
+    micros(options.burstMs),
+    micros(options.burstSpacingMs),
     options.perWindow + LOG_SLACK,
   ];
   const cap = options.spendCapPerHour ?? 0;
@@ -142,7 +155,12 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaSto
   return {
     async reserve(): Promise<Admission> {
       const sentAt = options.now();
-      const reply = await run(redis, RESERVE, [keys.log, keys.backoff, keys.spend], [...shape, cap, HOUR_MS]);
+      const reply = await run(
+        redis,
+        RESERVE,
+        [keys.log, keys.tat, keys.backoff, keys.spend],
+        [...shape, cap, HOUR_MS],
+      );
       const code = field(reply, 0);
       if (code === 1) return { kind: 'backoff', waitMs: field(reply, 1) };
       if (code === 2) {
@@ -153,7 +171,7 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaSto
           resumeAt: field(reply, 3),
         };
       }
-      const token = { slot: text(reply, 2), window: field(reply, 4) };
+      const token = { slot: text(reply, 2), tat: text(reply, 5), window: field(reply, 4) };
       // The slot on Redis's clock, then on ours: a sleep counted from when the answer was read
       // would start late by however long the answer waited for a busy event loop, unnoticed,
       // and such hidden lateness bunched calls past the limit.
@@ -169,7 +187,12 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaSto
       };
     },
     async release(token) {
-      await run(redis, RELEASE, [keys.log, keys.spend], [token.slot, token.window, cap > 0 ? 1 : 0]);
+      await run(
+        redis,
+        RELEASE,
+        [keys.log, keys.tat, keys.spend],
+        [token.slot, token.tat, token.window, cap > 0 ? 1 : 0, spacingUs],
+      );
     },
     async backoff(ms) {
       await run(redis, BACKOFF, [keys.backoff], [Math.max(1, Math.ceil(ms))]);

@@ -33,20 +33,27 @@ export function validateMargin(margin: number): void {
   }
 }
 
-/** A burst is let go at this many times the rate: spread over a fraction of the window. */
+/** A burst is let go at this many times the rate. */
 const BURST_SPREAD = 4;
+/** How far ahead of the pace a quiet limiter may start calls, as a share of the window. */
+const BURST_SHARE = 0.1;
 
 /**
- * The rate as a sliding window: at most `ratePerSecond` starts in any second (the largest whole
- * count at or under it; under one a second, one start per longer window). The window is widened
- * by the margin: room for the jitter between a call's start and its arrival at the vendor,
- * which the limiter cannot see.
+ * The rate as the store applies it: at most `ratePerSecond` starts in any second (the largest
+ * whole count at or under it; under one a second, one start per longer window), on average
+ * evenly spaced, with a burst of a tenth of the window allowed. The window is widened by the
+ * margin: room for the jitter between a call's start and its arrival at the vendor, which the
+ * limiter cannot see.
  */
-export function quotaShape(
-  ratePerSecond: number,
-  margin: number,
-): Pick<QuotaSettings, 'perWindow' | 'windowMs' | 'spacingMs'> {
+export function quotaShape(ratePerSecond: number, margin: number): Omit<QuotaSettings, 'spendCapPerHour'> {
   const perWindow = Math.max(1, Math.floor(ratePerSecond));
   const windowMs = Math.max(1000, (perWindow * 1000) / ratePerSecond) * (1 + margin);
-  return { perWindow, windowMs, spacingMs: 1000 / ratePerSecond / BURST_SPREAD };
+  const spacingMs = windowMs / perWindow;
+  return {
+    perWindow,
+    windowMs,
+    spacingMs,
+    burstMs: windowMs * BURST_SHARE,
+    burstSpacingMs: spacingMs / BURST_SPREAD,
+  };
 }

@@ -31,7 +31,7 @@ function scriptedStore(answers: Admission[], backoffLeft: number[] = [], onReser
 const slot = (waitMs: number, id: string): Admission => ({
   kind: 'slot',
   waitMs,
-  token: { slot: id, window: 0 },
+  token: { slot: id, tat: id, window: 0 },
   started: undefined,
 });
 
@@ -187,7 +187,7 @@ describe('operation limiter and its quota store', () => {
       kind: 'slot',
       waitMs: 5,
       dueAt: Date.now() - 15,
-      token: { slot: 'a', window: 0 },
+      token: { slot: 'a', tat: 'a', window: 0 },
       started: undefined,
     };
     const { store, released, reserve } = scriptedStore([late, slot(0, 'b')]);

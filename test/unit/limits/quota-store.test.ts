@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMemoryQuotaStore, type Admission } from '../../../src/limits/quota-store.js';
+import {
+  createMemoryQuotaStore,
+  type Admission,
+  type QuotaSettings,
+} from '../../../src/limits/quota-store.js';
 
 const HOUR = 3_600_000;
 
@@ -9,26 +13,26 @@ function slotOf(admission: Admission): Extract<Admission, { kind: 'slot' }> {
   return admission;
 }
 
-const shape = (perWindow: number, windowMs: number) => ({
-  perWindow,
-  windowMs,
-  spacingMs: windowMs / perWindow / 4,
-});
+const settings = (
+  perWindow: number,
+  windowMs: number,
+  spacingMs: number,
+  burstMs: number,
+  burstSpacingMs: number,
+): QuotaSettings => ({ perWindow, windowMs, spacingMs, burstMs, burstSpacingMs, spendCapPerHour: undefined });
 
 describe('memory quota store', () => {
-  it('never lets a window hold more than its count, nor two slots closer than the spacing', async () => {
+  it('keeps the window, the burst spacing and the pace, whenever slots are asked for', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 20 }),
         fc.double({ min: 50, max: 2000, noNaN: true }),
         fc.array(fc.integer({ min: 0, max: 80 }), { minLength: 1, maxLength: 80 }),
         async (perWindow, windowMs, gaps) => {
-          const spacingMs = windowMs / perWindow / 4;
+          const spacingMs = windowMs / perWindow;
+          const shape = settings(perWindow, windowMs, spacingMs, windowMs / 10, spacingMs / 4);
           let clock = 0;
-          const store = createMemoryQuotaStore(
-            { ...shape(perWindow, windowMs), spendCapPerHour: undefined },
-            () => clock,
-          );
+          const store = createMemoryQuotaStore(shape, () => clock);
           const starts: number[] = [];
           for (const gap of gaps) {
             clock += gap;
@@ -37,32 +41,39 @@ describe('memory quota store', () => {
             starts.push(clock + slot.waitMs);
           }
           for (let i = 1; i < starts.length; i++) {
-            expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(spacingMs - 1e-6);
+            expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(shape.burstSpacingMs - 1e-6);
           }
           for (let i = perWindow; i < starts.length; i++) {
             expect(starts[i]! - starts[i - perWindow]!).toBeGreaterThanOrEqual(windowMs - 1e-6);
           }
+          // GCRA: n starts take at least (n - 1) spacings less the burst.
+          for (let i = 0; i < starts.length; i++)
+            for (let j = i + 1; j < starts.length; j++)
+              expect(starts[j]! - starts[i]!).toBeGreaterThanOrEqual(
+                (j - i) * spacingMs - shape.burstMs - 1e-6,
+              );
         },
       ),
       { numRuns: 100 },
     );
   });
 
-  it('lets a burst up to the count go at once, spread by the spacing, and the rest a window later', async () => {
-    const store = createMemoryQuotaStore(
-      { perWindow: 4, windowMs: 1000, spacingMs: 5, spendCapPerHour: undefined },
-      () => 0,
-    );
+  it('lets a burst go at once, spread by the burst spacing, then keeps the pace', async () => {
+    const store = createMemoryQuotaStore(settings(100, 1000, 10, 30, 2.5), () => 0);
+    const waits: number[] = [];
+    for (let i = 0; i < 7; i++) waits.push(slotOf(await store.reserve()).waitMs);
+    expect(waits).toEqual([0, 2.5, 5, 7.5, 10, 20, 30]);
+  });
+
+  it('never lets a window hold more than its count, whatever the pace allows', async () => {
+    const store = createMemoryQuotaStore(settings(4, 1000, 1, 1000, 5), () => 0);
     const waits: number[] = [];
     for (let i = 0; i < 6; i++) waits.push(slotOf(await store.reserve()).waitMs);
     expect(waits).toEqual([0, 5, 10, 15, 1000, 1005]);
   });
 
   it('forgets a released slot, so the window has room again', async () => {
-    const store = createMemoryQuotaStore(
-      { perWindow: 2, windowMs: 1000, spacingMs: 1, spendCapPerHour: undefined },
-      () => 0,
-    );
+    const store = createMemoryQuotaStore(settings(2, 1000, 1, 1000, 1), () => 0);
     const first = slotOf(await store.reserve());
     slotOf(await store.reserve());
     await store.release(first.token);
@@ -71,9 +82,18 @@ describe('memory quota store', () => {
     expect(slotOf(await store.reserve()).waitMs).toBe(1001);
   });
 
+  it('gives the pace back when the released slot was the latest', async () => {
+    const store = createMemoryQuotaStore(settings(100, 1000, 10, 0, 0), () => 0);
+    slotOf(await store.reserve());
+    const second = slotOf(await store.reserve());
+    expect(second.waitMs).toBe(10);
+    await store.release(second.token);
+    expect(slotOf(await store.reserve()).waitMs).toBe(10);
+  });
+
   it('only ever lengthens a backoff', async () => {
     let clock = 1000;
-    const store = createMemoryQuotaStore({ ...shape(1000, 1000), spendCapPerHour: undefined }, () => clock);
+    const store = createMemoryQuotaStore(settings(1000, 1000, 1, 0, 0), () => clock);
     await store.backoff(500);
     await store.backoff(100);
     expect(await store.backoffRemaining()).toBe(500);
@@ -84,7 +104,10 @@ describe('memory quota store', () => {
 
   it('counts starts per clock hour against the spend cap', async () => {
     let clock = 5 * HOUR + HOUR - 10;
-    const store = createMemoryQuotaStore({ ...shape(1000, 1000), spendCapPerHour: 2 }, () => clock);
+    const store = createMemoryQuotaStore(
+      { ...settings(1000, 1000, 1, 0, 0), spendCapPerHour: 2 },
+      () => clock,
+    );
     expect(slotOf(await store.reserve()).started).toBe(1);
     const second = slotOf(await store.reserve());
     expect(await store.reserve()).toEqual({ kind: 'spend-cap', waitMs: 10, resumeAt: 6 * HOUR, started: 2 });

@@ -17,35 +17,47 @@ const storeOn = (redis: Redis, spendCapPerHour?: number) =>
     key: 'gw:vehicle',
     perWindow: 300,
     windowMs: 1035,
-    spacingMs: 0.85,
+    spacingMs: 3.45,
+    burstMs: 103.5,
+    burstSpacingMs: 0.8625,
     spendCapPerHour,
     now: () => 1000,
   });
 
 describe('redis quota store', () => {
   it('falls back to EVAL when Redis has forgotten the script, with keys in one hash slot', async () => {
-    const { redis, evalsha, evalScript } = fakeRedis([0, 2500, '1763717000123456', 0, 490199]);
+    const { redis, evalsha, evalScript } = fakeRedis([
+      0,
+      2500,
+      '1763717000123456',
+      0,
+      490199,
+      '1763717000126906',
+    ]);
     await expect(storeOn(redis).reserve()).resolves.toEqual({
       kind: 'slot',
       waitMs: 2.5,
       // The clock (1000) answered at once, so the slot is due 2.5 ms after it on this clock.
       dueAt: expect.closeTo(1002.5, 3) as unknown,
-      token: { slot: '1763717000123456', window: 490199 },
+      token: { slot: '1763717000123456', tat: '1763717000126906', window: 490199 },
       started: undefined,
     });
     expect(evalsha).toHaveBeenCalledTimes(1);
-    expect(evalScript.mock.calls[0]?.slice(1, 5)).toEqual([
-      3,
+    expect(evalScript.mock.calls[0]?.slice(1, 6)).toEqual([
+      4,
       '{gw:vehicle}:log',
+      '{gw:vehicle}:tat',
       '{gw:vehicle}:backoff',
       '{gw:vehicle}:spend',
     ]);
-    // per window, window µs, spacing µs, slots kept, spend cap, hour.
-    expect(evalScript.mock.calls[0]?.slice(5)).toEqual([300, 1_035_000, 850, 364, 0, 3_600_000]);
+    // per window, window µs, spacing µs, burst µs, burst spacing µs, slots kept, spend cap, hour.
+    expect(evalScript.mock.calls[0]?.slice(6)).toEqual([
+      300, 1_035_000, 3450, 103_500, 863, 364, 0, 3_600_000,
+    ]);
   });
 
   it('reads the shared start count only when a spend cap is set', async () => {
-    const { redis } = fakeRedis([0, 0, '1', 7, 1]);
+    const { redis } = fakeRedis([0, 0, '1', 7, 1, '2']);
     await expect(storeOn(redis, 10).reserve()).resolves.toMatchObject({ kind: 'slot', started: 7 });
   });
 

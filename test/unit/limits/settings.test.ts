@@ -49,7 +49,9 @@ describe('quota shape', () => {
     const shape = quotaShape(300, 0.035);
     expect(shape.perWindow).toBe(300);
     expect(shape.windowMs).toBeCloseTo(1035, 6);
-    expect(shape.spacingMs).toBeCloseTo(1000 / 300 / 4, 6);
+    expect(shape.spacingMs).toBeCloseTo(1035 / 300, 6);
+    expect(shape.burstMs).toBeCloseTo(103.5, 6);
+    expect(shape.burstSpacingMs).toBeCloseTo(1035 / 300 / 4, 6);
   });
 
   it('rounds a fractional rate down to whole starts per second, never over the rate', () => {
