@@ -135,20 +135,26 @@ export interface RedisQuotaStoreOptions extends QuotaSettings {
   now: () => number;
 }
 
+const micros = (ms: number): number => Math.ceil(ms * 1000);
+
+/** RESERVE's first arguments: per window, window µs, spacing µs, burst µs, burst spacing µs, kept. */
+function scriptShape(settings: QuotaSettings): number[] {
+  return [
+    settings.perWindow,
+    micros(settings.windowMs),
+    micros(settings.spacingMs),
+    micros(settings.burstMs),
+    micros(settings.burstSpacingMs),
+    settings.perWindow + LOG_SLACK,
+  ];
+}
+
 export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaStore {
   const { redis } = options;
   const tag = `{${options.key}}`;
   const keys = { log: `${tag}:log`, tat: `${tag}:tat`, backoff: `${tag}:backoff`, spend: `${tag}:spend` };
-  const micros = (ms: number): number => Math.ceil(ms * 1000);
   const spacingUs = micros(options.spacingMs);
-  const shape = [
-    options.perWindow,
-    micros(options.windowMs),
-    spacingUs,
-    micros(options.burstMs),
-    micros(options.burstSpacingMs),
-    options.perWindow + LOG_SLACK,
-  ];
+  const shape = scriptShape(options);
   const cap = options.spendCapPerHour ?? 0;
   const clock = createClockOffset();
 
