@@ -71,8 +71,18 @@ export interface RequestMessage {
   headers?: IHeaders;
 }
 
+/**
+ * Publishes as upstream should: with an idempotent producer. kafkajs retries a send whole when
+ * it did not see it succeed, also after the broker appended it (some partitions of the request
+ * refused, the answer lost with its connection); without idempotence the retry appends those
+ * requests again, and each becomes two request messages, rightly answered twice.
+ */
 export async function publish(kafka: Kafka, topic: string, messages: RequestMessage[]): Promise<void> {
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
   await producer.connect();
   try {
     for (let i = 0; i < messages.length; i += 500) {
