@@ -1,11 +1,11 @@
 /**
  * Pins a false exactly-once failure: the tests' request publisher was not idempotent. When the
- * broker appended a send but the publisher never saw the answer (a partition refused in the same
- * request, a connection lost), the send was retried whole and written again: those requests
- * became two request messages each, and were rightly answered twice (runtime-faults once
- * counted 53 results for 40 requests, 13 requests published twice). Here the connection
- * carrying the first Produce request fails as its answer arrives: the broker has appended, the
- * publisher retries.
+ * broker appended a send but the publisher never saw it succeed (a partition refused in the
+ * same request, a connection lost), the send was retried whole and appended again: those
+ * requests became two request messages each, and were rightly answered twice (runtime-faults
+ * once counted 53 outcomes for 40 requests; reproduced, its request topic held 14 of its first
+ * 20 requests twice). Here the connection carrying the first Produce request fails as its
+ * answer arrives: the broker has appended, the publisher retries.
  */
 import { connect, type Socket } from 'node:net';
 import type { ISocketFactory } from 'kafkajs';
