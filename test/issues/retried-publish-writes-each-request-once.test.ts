@@ -14,7 +14,7 @@ import { publish, summaryRequests } from '../helpers/service.js';
 import { createTopic, kafkaClient, randomName } from '../helpers/stack.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 
-const { admin } = useTestKafka();
+const { admin, onCleanup } = useTestKafka();
 
 const PRODUCE_API_KEY = 0;
 
@@ -22,6 +22,7 @@ it('a publish retried after the answer to an appended send was lost writes each 
   const client = await admin();
   const topic = randomName('publish-retried');
   await createTopic(client, topic, 3);
+  onCleanup(() => client.deleteTopics({ topics: [topic] }).catch(() => undefined));
   const trap = new LostProduceAnswer();
   const kafka = kafkaClient(inject('kafkaBrokers'), { socketFactory: trap.socketFactory });
 
