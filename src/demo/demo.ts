@@ -63,7 +63,13 @@ export async function runDemo(deps: DemoDeps): Promise<{ outcomes: number; expec
 
 /** One request per operation, each added to `pending` before it is sent. */
 async function publishRequests(deps: DemoDeps, runId: string, pending: Set<string>): Promise<void> {
-  const producer = deps.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  // Idempotent, as upstream should publish: a send retried after the broker took it without its
+  // answer reaching us would otherwise write the request again, and it would be answered twice.
+  const producer = deps.kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
   await producer.connect();
   for (const operation of OPERATIONS) {
     const requestId = `demo-${runId}-${operation}`;

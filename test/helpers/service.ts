@@ -4,7 +4,8 @@
  */
 import { Partitioners, type Consumer, type IHeaders, type Kafka } from 'kafkajs';
 import { expect, inject } from 'vitest';
-import { pino } from 'pino';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { OPERATIONS, topicNames, type TopicNames } from '../../src/contract/operations.js';
 import { startService, type Service, type ServiceOptions } from '../../src/main.js';
@@ -57,8 +58,21 @@ export async function startTestService(
   options: ServiceOptions = {},
 ): Promise<TestService> {
   const config = loadConfig(serviceEnv(prefix, sandbox, overrides));
-  const service = await startService(config, pino({ level: config.LOG_LEVEL }), options);
+  const service = await startService(config, testLogger(prefix, config.LOG_LEVEL), options);
   return { service, config };
+}
+
+/**
+ * The service's logger: at its configured level, or, for debugging a failing test, at info
+ * level into `<TEST_SERVICE_LOG_DIR>/service-<prefix>.log` (as spawned services do).
+ */
+function testLogger(prefix: string, level: Config['LOG_LEVEL']): Logger {
+  const logDir = process.env.TEST_SERVICE_LOG_DIR;
+  if (!logDir || !['silent', 'fatal', 'error', 'warn'].includes(level)) return pino({ level });
+  return pino(
+    { level: 'info' },
+    pino.destination({ dest: join(logDir, `service-${prefix}.log`), sync: true }),
+  );
 }
 
 export function testPrefix(name: string): string {
@@ -71,8 +85,18 @@ export interface RequestMessage {
   headers?: IHeaders;
 }
 
+/**
+ * Publishes as upstream should: with an idempotent producer. kafkajs retries a send whole when
+ * it did not see it succeed, also after the broker appended it (some partitions of the request
+ * refused, the answer lost with its connection); without idempotence the retry appends those
+ * requests again, and each becomes two request messages, rightly answered twice.
+ */
 export async function publish(kafka: Kafka, topic: string, messages: RequestMessage[]): Promise<void> {
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
   await producer.connect();
   try {
     for (let i = 0; i < messages.length; i += 500) {
@@ -225,10 +249,25 @@ export async function expectExactlyOneOutcomeEach(
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const mine = [...collector.outcomesByRequest().entries()].filter(([id]) => id.startsWith(`${tag}-`));
   expect(mine).toHaveLength(count);
-  const duplicated = mine
+  expect(duplicatedOutcomes(mine)).toEqual([]);
+}
+
+/**
+ * Every request with more than one outcome, and for each outcome where it was read and the
+ * request message it answers: `id: results.x[0]@7 for requests.x[0]@7, …`. One output position
+ * read twice is the reader's doing; two outcomes for one request position, the service's; two
+ * request positions, a request published twice upstream.
+ */
+export function duplicatedOutcomes(byRequest: Iterable<[string, Received[]]>): string[] {
+  const position = (topic: unknown, partition: unknown, offset: unknown): string =>
+    `${String(topic)}[${String(partition)}]@${String(offset)}`;
+  const describe = (o: Received): string => {
+    const origin = (o.value.origin ?? {}) as { topic?: string; partition?: number; offset?: string };
+    return `${position(o.topic, o.partition, o.offset)} for ${position(origin.topic, origin.partition, origin.offset)}`;
+  };
+  return [...byRequest]
     .filter(([, outcomes]) => outcomes.length !== 1)
-    .map(([id, outcomes]) => `${id}×${outcomes.length}`);
-  expect(duplicated).toEqual([]);
+    .map(([id, outcomes]) => `${id}: ${outcomes.map(describe).join(', ')}`);
 }
 
 /** How many distinct requests the sandbox billed more than once. */
