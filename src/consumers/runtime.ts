@@ -34,6 +34,8 @@ export interface RuntimeSettings {
   groupId: string;
   maxInFlight: number;
   partitionWindow: number;
+  /** Uncommitted requests in all partitions before the replica pauses the ones fetching more. */
+  maxUncommitted: number;
   commitIntervalMs: number;
   shutdownTimeoutMs: number;
   sessionTimeoutMs: number;
@@ -126,6 +128,7 @@ export class Runtime {
     this.commits = new CommitLoop({
       settings,
       partitions: () => this.partitions.values(),
+      uncommitted: () => this.uncommitted(),
       producer: this.producer,
       member: () => this.member,
       committedOffset: (topic, partition) =>
@@ -144,6 +147,7 @@ export class Runtime {
           // a partition no longer assigned.
           void this.rewind(state.topic, state.partition);
         }
+        this.commits.resumeWithinBudget();
       },
       onFatal: (error) => {
         this.fail(error);
@@ -165,6 +169,7 @@ export class Runtime {
       logger: deps.logger,
       metrics: deps.metrics,
       tracing: deps.tracing,
+      uncommitted: () => this.uncommitted(),
       onCompleted: (state) => {
         this.commits.completed(state);
       },
@@ -300,6 +305,13 @@ export class Runtime {
         'could not read the partition again after a fence',
       );
     }
+  }
+
+  /** Requests taken and not yet committed, in every partition. */
+  private uncommitted(): number {
+    let count = 0;
+    for (const state of this.partitions.values()) count += state.tracker.size;
+    return count;
   }
 
   private fail(error: unknown): void {
