@@ -15,6 +15,18 @@ export class PartitionState {
   readonly callAbort = new AbortController();
   /** Messages at or below this offset were taken already (or committed before we got the partition). */
   highestTaken = -1n;
+  /**
+   * The next offset to read that the group is known to have committed ('-1': none): read when
+   * the partition opened, then each commit's. The group's may be further on, never behind, so
+   * reading again from here skips nothing.
+   */
+  committedOffset = '-1';
+  /**
+   * Whether kafkajs reads the partition from no further than `committedOffset`: false until a
+   * batch fetched from there arrives. kafkajs reads ahead of what is committed, and after a
+   * refused commit still delivers batches fetched from where it had got to.
+   */
+  positioned = false;
   /** A drained prefix whose commit failed and is tried again. */
   carry: DrainedPrefix<OutputRecord> | undefined;
   private revokedFlag = false;
@@ -40,6 +52,7 @@ export class PartitionState {
 
   /** The transaction committing offsets below `nextOffset`, started at `startedAt`, succeeded. */
   committed(nextOffset: string, startedAt: number): void {
+    this.committedOffset = nextOffset;
     if (this.watchers.length === 0) return;
     const next = BigInt(nextOffset);
     const waiting: typeof this.watchers = [];

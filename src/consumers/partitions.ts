@@ -1,7 +1,6 @@
 import type { Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Operation } from '../contract/operations.js';
-import type { BreakerPauses } from './breaker-pauses.js';
 import type { KeyScheduler } from './key-scheduler.js';
 import { PartitionState } from './partition-state.js';
 import type { PauseControl } from './pause-control.js';
@@ -15,17 +14,29 @@ import type { PauseControl } from './pause-control.js';
  * transaction holding offsets of the partition is still open, the partition is paused and read
  * again once that transaction has ended (committed, aborted, or timed out), so nothing it commits
  * is done twice. Pausing, not waiting inside the batch, keeps the consumer's heartbeats going.
+ *
+ * Messages are taken only from a batch kafkajs fetched from at or before that committed offset:
+ * kafkajs reads ahead of what is committed, and a state opened after a refused commit would
+ * otherwise take a batch fetched from where kafkajs had got to, skipping (and later committing
+ * past) the messages between. Such a batch is dropped and the partition read again from the
+ * committed offset.
  */
 export interface PartitionsDeps {
-  admin: Pick<Admin, 'fetchOffsets'>;
+  admin: Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'>;
   settings: { groupId: string; shutdownTimeoutMs: number };
-  pauses: Pick<PauseControl, 'forget' | 'pause' | 'resume'>;
-  breakerPauses: Pick<BreakerPauses, 'opened'>;
+  pauses: Pick<PauseControl, 'release' | 'pause' | 'resume'>;
+  /** A partition opened: pauses its operation still wants (open breaker, reached spend cap). */
+  opened(operation: Operation, topic: string, partition: number): void;
+  /** Where the consumer fetches the partition next ('-2': its earliest offset). */
+  seek(topic: string, partition: number, offset: string): void;
   scheduler: Pick<KeyScheduler, 'dropQueued'>;
   logger: Logger;
   /** Wait between reads of an unstable offset; grows to 1 s. */
   unstableRetryMs?: number;
 }
+
+/** kafkajs's seek offset for "the earliest": the partition has no committed offset yet. */
+export const EARLIEST_OFFSET = '-2';
 
 export class Partitions {
   private readonly states = new Map<string, PartitionState>();
@@ -46,10 +57,51 @@ export class Partitions {
   }
 
   /**
-   * The partition's state, opened once however many batches ask at the same time; none while an
-   * earlier owner's transaction holds its offsets (the partition is paused until it ends).
+   * The state to take a batch fetched from `fetchedOffset` into; none while an earlier owner's
+   * transaction holds the partition's offsets (paused until it ends), or when the batch was
+   * fetched from past the committed offset (read again from there).
    */
-  stateFor(topic: string, partition: number, operation: Operation): Promise<PartitionState | undefined> {
+  async stateFor(
+    topic: string,
+    partition: number,
+    operation: Operation,
+    fetchedOffset: string,
+  ): Promise<PartitionState | undefined> {
+    const state = await this.opened(topic, partition, operation);
+    if (!state || state.positioned) return state;
+    if (await this.fetchedWithin(state, BigInt(fetchedOffset))) {
+      state.positioned = true;
+      return state;
+    }
+    const offset = state.committedOffset === '-1' ? EARLIEST_OFFSET : state.committedOffset;
+    this.deps.logger.info(
+      { topic, partition, fetched: fetchedOffset, committed: state.committedOffset },
+      'batch fetched past the committed offset; reading the partition again from it',
+    );
+    this.deps.seek(topic, partition, offset);
+    return undefined;
+  }
+
+  /**
+   * Whether nothing between the committed offset and `fetched` can be missed: the batch starts
+   * at or before the committed offset, or what lies before it is gone (retention, the log's start).
+   */
+  private async fetchedWithin(state: PartitionState, fetched: bigint): Promise<boolean> {
+    if (fetched <= BigInt(state.committedOffset)) return true;
+    const offsets = await this.deps.admin.fetchTopicOffsets(state.topic).catch(() => []);
+    const low = offsets.find((p) => p.partition === state.partition)?.low;
+    return low !== undefined && fetched <= BigInt(low);
+  }
+
+  /**
+   * The partition's state, opened once however many batches ask at the same time; none while an
+   * earlier owner's transaction holds its offsets.
+   */
+  private opened(
+    topic: string,
+    partition: number,
+    operation: Operation,
+  ): Promise<PartitionState | undefined> {
     const id = `${topic}/${partition}`;
     const existing = this.states.get(id);
     if (existing && !existing.isRevoked()) return Promise.resolve(existing);
@@ -75,7 +127,8 @@ export class Partitions {
     }
     const state = new PartitionState(topic, partition, operation);
     state.highestTaken = BigInt(offset) - 1n;
-    deps.breakerPauses.opened(operation, topic, partition);
+    state.committedOffset = offset;
+    deps.opened(operation, topic, partition);
     this.states.set(state.id, state);
     deps.logger.info({ topic, partition, committed: offset }, 'partition opened');
     return state;
@@ -124,7 +177,7 @@ export class Partitions {
     }, this.deps.settings.shutdownTimeoutMs).unref();
     this.deps.scheduler.dropQueued((scope) => scope === state.id);
     this.states.delete(state.id);
-    this.deps.pauses.forget(state.topic, state.partition);
+    this.deps.pauses.release(state.topic, state.partition);
     this.deps.logger.info({ topic: state.topic, partition: state.partition }, 'partition revoked');
   }
 
@@ -140,17 +193,6 @@ export class Partitions {
   revokeAll(): void {
     for (const state of this.states.values()) this.revoke(state);
   }
-}
-
-/** The group's committed offset of one partition; '-1' when nothing is committed yet. */
-export async function committedOffset(
-  admin: Pick<Admin, 'fetchOffsets'>,
-  groupId: string,
-  topic: string,
-  partition: number,
-): Promise<string> {
-  const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-  return committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
 }
 
 /**

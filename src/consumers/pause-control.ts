@@ -50,8 +50,16 @@ export class PauseControl {
     return list;
   }
 
-  /** Forgets a partition that is no longer assigned. */
-  forget(topic: string, partition: number): void {
-    this.reasons.delete(`${topic}\u0000${partition}`);
+  /**
+   * A revoked partition: every reason is dropped and the consumer may fetch it again. kafkajs
+   * keeps a partition's pause across revocations and assignments, so a partition dropped while
+   * still paused would never be fetched again, whether it stays ours (a refused commit) or comes
+   * back later. Reasons still wanted are set again when the partition opens anew.
+   */
+  release(topic: string, partition: number): void {
+    const id = `${topic}\u0000${partition}`;
+    const set = this.reasons.get(id);
+    this.reasons.delete(id);
+    if (set && set.size > 0) this.target.resume([{ topic, partitions: [partition] }]);
   }
 }

@@ -13,10 +13,11 @@ import {
 } from './commit-loop.js';
 import { stopIdleRequestQueueLoop } from './kafkajs-request-queue.js';
 import { KeyScheduler } from './key-scheduler.js';
-import { committedOffset, Partitions, stableCommittedOffset } from './partitions.js';
+import { EARLIEST_OFFSET, Partitions, stableCommittedOffset } from './partitions.js';
 import { PauseControl, type PauseReason } from './pause-control.js';
 import type { ProcessDeps } from './process-request.js';
-import { Worker } from './worker.js';
+import { SpendCapPauses } from './spend-cap-pauses.js';
+import { withFetchedOffset, Worker } from './worker.js';
 
 export { isProgrammingError } from './worker.js';
 
@@ -68,7 +69,7 @@ export type RuntimeConsumer = Pick<
 
 export interface RuntimeDeps {
   kafka: Kafka;
-  admin: Pick<Admin, 'fetchOffsets'>;
+  admin: Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'>;
   topics: TopicNames;
   settings: RuntimeSettings;
   process: ProcessDeps;
@@ -86,14 +87,12 @@ export interface RuntimeDeps {
   onFatal(error: unknown): void;
 }
 
-/** kafkajs's seek offset for "the earliest": the partition has no committed offset yet. */
-const EARLIEST_OFFSET = '-2';
-
 export class Runtime {
   private readonly consumer: RuntimeConsumer;
   private readonly scheduler: KeyScheduler;
   private readonly pauses: PauseControl;
   private readonly breakerPauses: BreakerPauses;
+  private readonly spendCaps: SpendCapPauses;
   private readonly partitions: Partitions;
   private readonly worker: Worker;
   private readonly commits: CommitLoop;
@@ -115,12 +114,23 @@ export class Runtime {
       partitionsOf: (topic) => this.partitions.partitionsOf(topic),
       logger,
     });
+    this.spendCaps = new SpendCapPauses({
+      pauses: this.pauses,
+      topicOf: (operation) => deps.topics.request(operation),
+      partitionsOf: (topic) => this.partitions.partitionsOf(topic),
+    });
     this.producer = deps.producer ?? createTransactionalProducer(deps.kafka, settings);
     this.partitions = new Partitions({
       admin: deps.admin,
       settings,
       pauses: this.pauses,
-      breakerPauses: this.breakerPauses,
+      opened: (operation, topic, partition) => {
+        this.breakerPauses.opened(operation, topic, partition);
+        this.spendCaps.opened(operation, topic, partition);
+      },
+      seek: (topic, partition, offset) => {
+        this.consumer.seek({ topic, partition, offset });
+      },
       scheduler: this.scheduler,
       logger,
     });
@@ -138,14 +148,15 @@ export class Runtime {
       metrics: deps.metrics,
       onRefused: (states) => {
         for (const state of states) {
-          // The window held by the dropped state's work is gone with it.
-          this.pauses.resume(state.topic, state.partition, 'window');
           this.partitions.revoke(state);
           // The partition may still be ours (the group moved to a generation that kept it here):
           // the consumer must read again from the committed offset, or the messages it handed
-          // over and we never committed wait for the next rebalance. kafkajs ignores a seek on
-          // a partition no longer assigned.
-          void this.rewind(state.topic, state.partition);
+          // over and we never committed wait for the next rebalance. What the state knows to be
+          // committed is never past the group's offset (which another member may have moved on
+          // since): seeking there at once, with no read, skips nothing. kafkajs keeps a seek on
+          // a partition no longer assigned until it is assigned again.
+          const offset = state.committedOffset === '-1' ? EARLIEST_OFFSET : state.committedOffset;
+          this.consumer.seek({ topic: state.topic, partition: state.partition, offset });
         }
         this.commits.resumeWithinBudget();
       },
@@ -198,7 +209,7 @@ export class Runtime {
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 4,
-      eachBatch: (payload) => this.worker.takeBatch(payload),
+      eachBatch: (payload) => this.worker.takeBatch(withFetchedOffset(payload)),
     });
     this.commits.start();
   }
@@ -209,6 +220,7 @@ export class Runtime {
     this.stopping = true;
     this.commits.stop();
     this.breakerPauses.stop();
+    this.spendCaps.stop();
     for (const state of this.partitions.values()) this.pauses.pause(state.topic, state.partition, 'shutdown');
     const deadline = new Promise<'timeout'>((resolve) =>
       setTimeout(resolve, this.deps.settings.shutdownTimeoutMs, 'timeout').unref(),
@@ -283,28 +295,7 @@ export class Runtime {
 
   /** Pauses an operation's partitions until `resumeAt` (spend cap reached). */
   pauseOperationUntil(operation: Operation, resumeAt: number): void {
-    const topic = this.deps.topics.request(operation);
-    for (const state of this.partitions.values())
-      if (state.topic === topic) this.pauses.pause(topic, state.partition, 'spend-cap');
-    setTimeout(
-      () => {
-        for (const state of this.partitions.values())
-          if (state.topic === topic) this.pauses.resume(topic, state.partition, 'spend-cap');
-      },
-      Math.max(0, resumeAt - Date.now()),
-    ).unref();
-  }
-
-  private async rewind(topic: string, partition: number): Promise<void> {
-    try {
-      const offset = await committedOffset(this.deps.admin, this.deps.settings.groupId, topic, partition);
-      this.consumer.seek({ topic, partition, offset: offset === '-1' ? EARLIEST_OFFSET : offset });
-    } catch (error) {
-      this.deps.logger.error(
-        { err: error, topic, partition },
-        'could not read the partition again after a fence',
-      );
-    }
+    this.spendCaps.pauseUntil(operation, resumeAt);
   }
 
   /** Requests taken and not yet committed, in every partition. */

@@ -52,7 +52,8 @@ export interface WorkerDeps {
 
 /** What a batch brings from kafkajs that the worker uses. */
 export type BatchPayload = Pick<EachBatchPayload, 'isRunning' | 'isStale' | 'resolveOffset'> & {
-  batch: Pick<Batch, 'topic' | 'partition' | 'messages'>;
+  /** With the offset the batch was fetched from (see withFetchedOffset). */
+  batch: Pick<Batch, 'topic' | 'partition' | 'messages'> & { fetchedOffset: string };
 };
 
 /** One message under way: what it carries and how its work is logged and traced. */
@@ -75,8 +76,9 @@ export class Worker {
     const { topic, partition } = batch;
     const operation = this.deps.topics.operationOfRequestTopic(topic);
     if (!operation || this.deps.isStopping()) return;
-    const state = await this.deps.partitions.stateFor(topic, partition, operation);
-    // An earlier owner's transaction still holds its offsets: paused, fetched again once it ends.
+    const state = await this.deps.partitions.stateFor(topic, partition, operation, batch.fetchedOffset);
+    // An earlier owner's transaction still holds its offsets (paused, fetched again once it
+    // ends), or the batch was fetched from past the committed offset (read again from there).
     if (!state) return;
     let uncommitted = this.deps.uncommitted();
     for (const message of batch.messages) {
@@ -216,6 +218,19 @@ export class Worker {
       trace?.committed(commitStartedAt);
     };
   }
+}
+
+/**
+ * The worker's view of a kafkajs batch, with the offset it was fetched from: kafkajs's Batch
+ * carries it, its types leave it out. The first message's offset is no stand-in: control
+ * records, aborted transactions and compaction leave gaps before it.
+ */
+export function withFetchedOffset(payload: EachBatchPayload): BatchPayload {
+  const { batch } = payload;
+  const fetchedOffset: unknown = Reflect.get(batch, 'fetchedOffset');
+  if (typeof fetchedOffset !== 'string') throw new TypeError('a kafkajs batch without its fetchedOffset');
+  const { topic, partition, messages } = batch;
+  return { ...payload, batch: { topic, partition, messages, fetchedOffset } };
 }
 
 /**

@@ -15,12 +15,21 @@ const unstable = () => Object.assign(new Error('unstable offsets'), { type: 'UNS
  * An admin answering the committed offsets; `unstableReads` reads first answer
  * UNSTABLE_OFFSET_COMMIT, as the broker does while a pending transaction holds the offsets.
  */
-function fakeAdmin(committed: Record<number, string>, unstableReads = 0) {
+function fakeAdmin(committed: Record<number, string>, unstableReads = 0, low = '0') {
   const reads: { requireStable: boolean | undefined; asked: string[] }[] = [];
+  const lowReads: string[] = [];
   let left = unstableReads;
   return {
     reads,
+    lowReads,
     admin: {
+      /** Each partition's log starts at `low`. */
+      fetchTopicOffsets: (topic: string) => {
+        lowReads.push(topic);
+        return Promise.resolve(
+          [0, 1, 2].map((partition) => ({ partition, offset: '100', high: '100', low })),
+        );
+      },
       fetchOffsets: ({
         topics,
         requireStable,
@@ -51,8 +60,8 @@ function fakeAdmin(committed: Record<number, string>, unstableReads = 0) {
   };
 }
 
-function setup(committed: Record<number, string> = {}, unstableReads = 0) {
-  const { admin, reads } = fakeAdmin(committed, unstableReads);
+function setup(committed: Record<number, string> = {}, unstableReads = 0, low = '0') {
+  const { admin, reads, lowReads } = fakeAdmin(committed, unstableReads, low);
   const paused: string[] = [];
   const resumed: string[] = [];
   const pauses = new PauseControl({
@@ -61,11 +70,13 @@ function setup(committed: Record<number, string> = {}, unstableReads = 0) {
   });
   const scheduler = new KeyScheduler(1, () => undefined);
   const opened = vi.fn();
+  const seeks: string[] = [];
   const partitions = new Partitions({
     admin,
     settings: { groupId: 'g', shutdownTimeoutMs: 1000 },
     pauses,
-    breakerPauses: { opened },
+    opened,
+    seek: (topic, partition, offset) => seeks.push(`${topic}/${partition}@${offset}`),
     scheduler,
     logger: pino({ level: 'silent' }),
     unstableRetryMs: 100,
@@ -96,6 +107,8 @@ function setup(committed: Record<number, string> = {}, unstableReads = 0) {
   return {
     partitions,
     reads,
+    lowReads,
+    seeks,
     pauses,
     paused,
     resumed,
@@ -110,7 +123,7 @@ function setup(committed: Record<number, string> = {}, unstableReads = 0) {
 }
 
 async function open(partitions: Partitions, partition: number) {
-  const state = await partitions.stateFor('requests', partition, 'vehicle');
+  const state = await partitions.stateFor('requests', partition, 'vehicle', '0');
   if (!state) throw new Error(`partition ${partition} did not open`);
   return state;
 }
@@ -120,8 +133,8 @@ describe('Partitions', () => {
     const { partitions, reads, opened } = setup({ 2: '42' });
 
     const [a, b] = await Promise.all([
-      partitions.stateFor('requests', 2, 'vehicle'),
-      partitions.stateFor('requests', 2, 'vehicle'),
+      partitions.stateFor('requests', 2, 'vehicle', '40'),
+      partitions.stateFor('requests', 2, 'vehicle', '40'),
     ]);
 
     expect(a).toBe(b);
@@ -143,11 +156,11 @@ describe('Partitions', () => {
     const { partitions, pauses, paused, resumed, reads } = setup({ 0: '7' }, 3);
     partitions.assigned({ requests: [0] });
 
-    expect(await partitions.stateFor('requests', 0, 'vehicle')).toBeUndefined();
+    expect(await partitions.stateFor('requests', 0, 'vehicle', '0')).toBeUndefined();
     expect(paused).toEqual(['requests/0']);
     expect(pauses.isPausedFor('requests', 0, 'unstable-offsets')).toBe(true);
     // Batches fetched before the pause took effect find it still unopened.
-    expect(await partitions.stateFor('requests', 0, 'vehicle')).toBeUndefined();
+    expect(await partitions.stateFor('requests', 0, 'vehicle', '0')).toBeUndefined();
 
     // Read again after 100 and 200 ms (still unstable), then after 400 ms: stable.
     await vi.advanceTimersByTimeAsync(300);
@@ -164,7 +177,7 @@ describe('Partitions', () => {
     vi.useFakeTimers();
     const { partitions, pauses, reads } = setup({}, 100);
     partitions.assigned({ requests: [0] });
-    await partitions.stateFor('requests', 0, 'vehicle');
+    await partitions.stateFor('requests', 0, 'vehicle', '0');
 
     partitions.assigned({ requests: [] });
     await vi.advanceTimersByTimeAsync(200);
@@ -239,13 +252,62 @@ describe('Partitions', () => {
     expect(ran).toEqual([]);
   });
 
-  it('forgets the pauses of a revoked partition', async () => {
-    const { partitions, pauses } = setup();
+  it('drops the pauses of a revoked partition and lets the consumer fetch it again', async () => {
+    const { partitions, pauses, resumed } = setup();
     const state = await open(partitions, 0);
     pauses.pause('requests', 0, 'window');
+    pauses.pause('requests', 0, 'breaker');
 
     partitions.revoke(state);
 
     expect(pauses.paused()).toEqual([]);
+    // kafkajs keeps a pause across assignments: were it left, the partition would never be read again.
+    expect(resumed).toEqual(['requests/0']);
+  });
+
+  it('sets again the pauses its operation wants each time a partition opens', async () => {
+    const { partitions, opened } = setup();
+    partitions.revoke(await open(partitions, 0));
+    await open(partitions, 0);
+    expect(opened.mock.calls).toEqual([
+      ['vehicle', 'requests', 0],
+      ['vehicle', 'requests', 0],
+    ]);
+  });
+
+  it('takes nothing from a batch fetched past the committed offset and reads the partition again from it', async () => {
+    const { partitions, seeks } = setup({ 0: '50' });
+
+    // kafkajs had read up to 100 before the commit was refused.
+    expect(await partitions.stateFor('requests', 0, 'vehicle', '100')).toBeUndefined();
+    expect(seeks).toEqual(['requests/0@50']);
+
+    const state = await partitions.stateFor('requests', 0, 'vehicle', '50');
+    expect(state?.highestTaken).toBe(49n);
+    // Read on from there: later batches start wherever kafkajs has got to.
+    expect(await partitions.stateFor('requests', 0, 'vehicle', '120')).toBe(state);
+    expect(seeks).toHaveLength(1);
+  });
+
+  it('takes a batch fetched before the committed offset (what precedes it is skipped as taken)', async () => {
+    const { partitions, seeks, lowReads } = setup({ 0: '50' });
+    const state = await partitions.stateFor('requests', 0, 'vehicle', '30');
+    expect(state?.highestTaken).toBe(49n);
+    expect(seeks).toEqual([]);
+    expect(lowReads).toEqual([]);
+  });
+
+  it('with nothing committed, reads again from the earliest offset unless the batch starts at the log start', async () => {
+    const { partitions, seeks } = setup({}, 0, '20');
+
+    expect(await partitions.stateFor('requests', 0, 'vehicle', '35')).toBeUndefined();
+    expect(seeks).toEqual(['requests/0@-2']);
+    expect(await partitions.stateFor('requests', 0, 'vehicle', '20')).toBeDefined();
+  });
+
+  it('takes a batch fetched past a committed offset that retention has deleted', async () => {
+    const { partitions, seeks } = setup({ 0: '5' }, 0, '20');
+    expect(await partitions.stateFor('requests', 0, 'vehicle', '20')).toBeDefined();
+    expect(seeks).toEqual([]);
   });
 });

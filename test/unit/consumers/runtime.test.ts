@@ -70,19 +70,22 @@ function fakeConsumer(log: string[]) {
   return { consumer, run, join, seeks };
 }
 
-function payload(messages: KafkaMessage[], partition = 1): EachBatchPayload {
+/** A batch fetched from `fetchedOffset` (kafkajs's Batch carries it; its types leave it out). */
+function payload(messages: KafkaMessage[], partition = 1, fetchedOffset = '0'): EachBatchPayload {
+  const batch = {
+    fetchedOffset,
+    topic: TOPIC,
+    partition,
+    highWatermark: '100',
+    messages,
+    isEmpty: () => messages.length === 0,
+    firstOffset: () => messages[0]?.offset ?? null,
+    lastOffset: () => messages.at(-1)?.offset ?? '-1',
+    offsetLag: () => '0',
+    offsetLagLow: () => '0',
+  };
   return {
-    batch: {
-      topic: TOPIC,
-      partition,
-      highWatermark: '100',
-      messages,
-      isEmpty: () => messages.length === 0,
-      firstOffset: () => messages[0]?.offset ?? null,
-      lastOffset: () => messages.at(-1)?.offset ?? '-1',
-      offsetLag: () => '0',
-      offsetLagLow: () => '0',
-    },
+    batch,
     resolveOffset: () => undefined,
     heartbeat: () => Promise.resolve(),
     pause: () => () => undefined,
@@ -132,7 +135,11 @@ function setup(log: string[]) {
   const { producer, refuse } = fakeProducer(log);
   const runtime = new Runtime({
     kafka: new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING }),
-    admin: { fetchOffsets: () => Promise.resolve([{ topic: TOPIC, partitions: [] }]) },
+    admin: {
+      fetchOffsets: () => Promise.resolve([{ topic: TOPIC, partitions: [] }]),
+      fetchTopicOffsets: () =>
+        Promise.resolve([1, 2].map((partition) => ({ partition, offset: '9', high: '9', low: '0' }))),
+    },
     topics,
     settings: {
       groupId: 'g',
@@ -211,7 +218,7 @@ describe('Runtime', () => {
     await runtime.start();
     join(1, 'member-a', [1]);
     refuse('ILLEGAL_GENERATION');
-    await run.eachBatch?.(payload([empty('3')], 1));
+    await run.eachBatch?.(payload([empty('0')], 1));
 
     await runtime.stop();
 

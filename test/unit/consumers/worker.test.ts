@@ -27,7 +27,7 @@ const message = (offset: number, key: string | null, value: string | null = null
 function batch(messages: KafkaMessage[]) {
   const resolved: string[] = [];
   const payload: BatchPayload = {
-    batch: { topic: TOPIC, partition: 0, messages },
+    batch: { topic: TOPIC, partition: 0, messages, fetchedOffset: messages[0]?.offset ?? '0' },
     isRunning: () => true,
     isStale: () => false,
     resolveOffset: (offset) => resolved.push(offset),
