@@ -2,57 +2,68 @@ import type { Redis } from 'ioredis';
 import type { ReplicaFigures, StatusSource } from './status.js';
 
 /**
- * Replicas' figures through Redis: each writes its own key with a TTL every few seconds, the
- * console reads them all. Redis rather than a compacted topic: every replica already talks to
- * it, a TTL makes a dead replica vanish by itself (a topic would need a tombstone that a killed
- * process never writes), and reading the latest figures is one SCAN + MGET instead of a
- * consumer reading the topic from its start on every page load.
+ * Replicas' figures through Redis: each writes its own field of one hash every few seconds, the
+ * console reads the hash. Redis rather than a compacted topic: every replica already talks to
+ * it, and reading the latest figures is one HGETALL instead of a consumer reading the topic from
+ * its start on every page load. One hash rather than a key per replica found by SCAN: SCAN walks
+ * the whole keyspace, which the idempotency store fills with millions of keys (a shared Redis
+ * holding 1.4M made each status sample take longer than its interval). A replica that stopped
+ * beating is left out by the age of its figures, and its field deleted; the hash itself expires
+ * once no replica beats.
  */
 export const HEARTBEAT_INTERVAL_MS = 2_000;
 const TTL_SECONDS = 10;
 
-export function heartbeatKey(prefix: string, replica: string): string {
-  return `${prefix}:console:heartbeat:${replica}`;
+export function heartbeatsKey(prefix: string): string {
+  return `${prefix}:console:heartbeats`;
 }
 
+/** Writes this replica's figures now and every HEARTBEAT_INTERVAL_MS; the returned stop removes them. */
 export function startHeartbeat(
   redis: Redis,
   prefix: string,
   figures: () => ReplicaFigures,
   onError: (error: unknown) => void,
 ): () => Promise<void> {
+  const key = heartbeatsKey(prefix);
   const beat = (): void => {
     const f = figures();
-    redis.set(heartbeatKey(prefix, f.replica), JSON.stringify(f), 'EX', TTL_SECONDS).catch(onError);
+    redis.multi().hset(key, f.replica, JSON.stringify(f)).expire(key, TTL_SECONDS).exec().catch(onError);
   };
   beat();
   const timer = setInterval(beat, HEARTBEAT_INTERVAL_MS);
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await redis.del(heartbeatKey(prefix, figures().replica)).catch(onError);
+    await redis.hdel(key, figures().replica).catch(onError);
   };
 }
 
-export function redisStatusSource(redis: Redis, prefix: string, lag: StatusSource['lag']): StatusSource {
+/** Every live replica's figures, from the hash; figures older than the TTL are dropped. */
+export function redisStatusSource(
+  redis: Redis,
+  prefix: string,
+  lag: StatusSource['lag'],
+  now: () => number = Date.now,
+): StatusSource {
+  const key = heartbeatsKey(prefix);
   return {
     lag,
     async replicas() {
-      const keys: string[] = [];
-      let cursor = '0';
-      do {
-        const [next, found] = await redis.scan(cursor, 'MATCH', heartbeatKey(prefix, '*'), 'COUNT', 100);
-        cursor = next;
-        keys.push(...found);
-      } while (cursor !== '0');
-      if (keys.length === 0) return [];
-      const values = await redis.mget(...keys);
-      return values.flatMap((v) => (v === null ? [] : [JSON.parse(v) as ReplicaFigures]));
+      const fields = await redis.hgetall(key);
+      const live: ReplicaFigures[] = [];
+      const stale: string[] = [];
+      for (const [replica, value] of Object.entries(fields)) {
+        const figures = JSON.parse(value) as ReplicaFigures;
+        if (figures.at >= now() - TTL_SECONDS * 1000) live.push(figures);
+        else stale.push(replica);
+      }
+      if (stale.length > 0) await redis.hdel(key, ...stale).catch(() => undefined);
+      return live;
     },
   };
 }
 
-/** One instance without Redis: its own figures only. */
 export function localStatusSource(figures: () => ReplicaFigures, lag: StatusSource['lag']): StatusSource {
   return { replicas: () => Promise.resolve([figures()]), lag };
 }
