@@ -89,8 +89,6 @@ const envSchema = z.object({
   VENDOR_LIMITS: limitsJson,
   MAX_IN_FLIGHT: int(1, 500),
   PARTITION_WINDOW: int(1, 1000),
-  /** Uncommitted requests in all partitions of a replica; unset: 4 x MAX_IN_FLIGHT. */
-  MAX_UNCOMMITTED: z.coerce.number().int().min(1).optional(),
   /** Old-generation growth past the live heap before a full collection; 0: V8's own (up to 300%). */
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(300).default(50),
   COMMIT_INTERVAL_MS: int(0, 10),

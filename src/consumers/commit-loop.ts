@@ -23,9 +23,7 @@ import type { PauseControl } from './pause-control.js';
  * failures are fatal.
  */
 export interface CommitLoopDeps {
-  settings: { partitionWindow: number; maxUncommitted: number; commitIntervalMs: number };
-  /** Requests taken and not yet committed, in every partition. */
-  uncommitted(): number;
+  settings: { partitionWindow: number; commitIntervalMs: number };
   /** The partitions held now. */
   partitions(): Iterable<PartitionState>;
   producer: Pick<TransactionalProducer, 'commit'>;
@@ -187,17 +185,6 @@ export class CommitLoop {
         this.deps.pauses.resume(state.topic, state.partition, 'window');
     }
     this.deps.metrics?.committed(count);
-    this.resumeWithinBudget();
-  }
-
-  /**
-   * Once the replica's uncommitted work is back under three quarters of its budget, the
-   * partitions the budget paused are fetched again (the margin keeps them from flapping).
-   */
-  resumeWithinBudget(): void {
-    if (this.deps.uncommitted() >= (this.deps.settings.maxUncommitted * 3) / 4) return;
-    for (const state of this.deps.partitions())
-      this.deps.pauses.resume(state.topic, state.partition, 'uncommitted');
   }
 
   private failed(taken: Taken[], error: unknown): void {

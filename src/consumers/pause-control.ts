@@ -1,12 +1,10 @@
 /**
  * Why a partition is paused. A partition is fetched only when no reason holds: the window
- * (too much uncommitted work in the partition), the replica's uncommitted budget (too much in
- * all its partitions), an open circuit breaker, a reached spend cap, or an earlier owner's open
- * transaction holding the partition's offsets. Keeping the reasons apart stops one from
- * resuming what another paused.
+ * (too much uncommitted work), an open circuit breaker, a reached spend cap, or an earlier
+ * owner's open transaction holding the partition's offsets. Keeping the
+ * reasons apart stops one from resuming what another paused.
  */
-export type PauseReason =
-  'window' | 'uncommitted' | 'breaker' | 'spend-cap' | 'shutdown' | 'unstable-offsets';
+export type PauseReason = 'window' | 'breaker' | 'spend-cap' | 'shutdown' | 'unstable-offsets';
 
 export interface PauseTarget {
   pause(topics: { topic: string; partitions: number[] }[]): void;

@@ -35,8 +35,6 @@ export interface RuntimeSettings {
   groupId: string;
   maxInFlight: number;
   partitionWindow: number;
-  /** Uncommitted requests in all partitions before the replica pauses the ones fetching more. */
-  maxUncommitted: number;
   commitIntervalMs: number;
   shutdownTimeoutMs: number;
   sessionTimeoutMs: number;
@@ -138,7 +136,6 @@ export class Runtime {
     this.commits = new CommitLoop({
       settings,
       partitions: () => this.partitions.values(),
-      uncommitted: () => this.uncommitted(),
       producer: this.producer,
       member: () => this.member,
       committedOffset: (topic, partition) =>
@@ -158,7 +155,6 @@ export class Runtime {
           const offset = state.committedOffset === '-1' ? EARLIEST_OFFSET : state.committedOffset;
           this.consumer.seek({ topic: state.topic, partition: state.partition, offset });
         }
-        this.commits.resumeWithinBudget();
       },
       onFatal: (error) => {
         this.fail(error);
@@ -180,7 +176,6 @@ export class Runtime {
       logger: deps.logger,
       metrics: deps.metrics,
       tracing: deps.tracing,
-      uncommitted: () => this.uncommitted(),
       onCompleted: (state) => {
         this.commits.completed(state);
       },
@@ -296,13 +291,6 @@ export class Runtime {
   /** Pauses an operation's partitions until `resumeAt` (spend cap reached). */
   pauseOperationUntil(operation: Operation, resumeAt: number): void {
     this.spendCaps.pauseUntil(operation, resumeAt);
-  }
-
-  /** Requests taken and not yet committed, in every partition. */
-  private uncommitted(): number {
-    let count = 0;
-    for (const state of this.partitions.values()) count += state.tracker.size;
-    return count;
   }
 
   private fail(error: unknown): void {

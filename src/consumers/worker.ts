@@ -27,9 +27,7 @@ import {
  */
 export interface WorkerDeps {
   topics: Pick<TopicNames, 'operationOfRequestTopic'>;
-  settings: { partitionWindow: number; maxUncommitted: number };
-  /** Requests taken and not yet committed, in every partition. */
-  uncommitted(): number;
+  settings: { partitionWindow: number };
   partitions: Pick<Partitions, 'stateFor'>;
   scheduler: Pick<KeyScheduler, 'submit'>;
   pauses: Pick<PauseControl, 'pause'>;
@@ -80,7 +78,6 @@ export class Worker {
     // An earlier owner's transaction still holds its offsets (paused, fetched again once it
     // ends), or the batch was fetched from past the committed offset (read again from there).
     if (!state) return;
-    let uncommitted = this.deps.uncommitted();
     for (const message of batch.messages) {
       if (!payload.isRunning() || payload.isStale() || state.isRevoked() || this.deps.isStopping()) return;
       const offset = BigInt(message.offset);
@@ -93,16 +90,9 @@ export class Worker {
         this.deps.pauses.pause(topic, partition, 'window');
         return;
       }
-      // The replica's budget bounds the memory of buffered work whatever the partition count:
-      // without it, 256 partitions buffered up to 256 windows.
-      if (uncommitted >= this.deps.settings.maxUncommitted) {
-        this.deps.pauses.pause(topic, partition, 'uncommitted');
-        return;
-      }
       // Held by an open breaker (unresolved: fetched again after resume), or its one probe message.
       if (!this.deps.breakerPauses.admit(topic, partition)) return;
       state.tracker.take(message.offset);
-      uncommitted += 1;
       state.highestTaken = offset;
       payload.resolveOffset(message.offset);
       const orderingKey = message.key ? `${state.id}\u0000${message.key.toString('latin1')}` : undefined;

@@ -84,7 +84,6 @@ export function runtimeSettings(config: Config): RuntimeSettings {
     groupId: config.KAFKA_GROUP_ID,
     maxInFlight: config.MAX_IN_FLIGHT,
     partitionWindow: config.PARTITION_WINDOW,
-    maxUncommitted: config.MAX_UNCOMMITTED ?? 4 * config.MAX_IN_FLIGHT,
     commitIntervalMs: config.COMMIT_INTERVAL_MS,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,

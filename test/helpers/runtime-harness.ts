@@ -154,7 +154,6 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
       groupId: 'g',
       maxInFlight: 16,
       partitionWindow: settings.partitionWindow ?? 100,
-      maxUncommitted: 1_000_000,
       commitIntervalMs: 0,
       shutdownTimeoutMs: 1_000,
       sessionTimeoutMs: 6_000,

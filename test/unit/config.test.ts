@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { runtimeSettings } from '../../src/service/settings.js';
 
 const base = {
   KAFKA_BROKERS: '127.0.0.1:9092',
@@ -30,7 +29,6 @@ describe('loadConfig', () => {
     [{ VENDOR_API_KEY: undefined }, /^VENDOR_API_KEY: is required$/],
     [{ KAFKA_BROKERS: undefined }, /^KAFKA_BROKERS: is required/],
     [{ MAX_IN_FLIGHT: '0' }, /^MAX_IN_FLIGHT: /],
-    [{ MAX_UNCOMMITTED: '0' }, /^MAX_UNCOMMITTED: /],
     [{ VENDOR_LIMITS: '{nope' }, /^VENDOR_LIMITS: is not valid JSON/],
     [{ VENDOR_LIMITS: '{"teleport":{}}' }, /^VENDOR_LIMITS: /],
     [{ VENDOR_LIMITS: '{"vehicle":{"ratePerSecond":-1}}' }, /^VENDOR_LIMITS: vehicle\.ratePerSecond: /],
@@ -83,10 +81,5 @@ describe('console settings', () => {
     ],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(message);
-  });
-
-  it("bounds a replica's uncommitted requests at 4 x MAX_IN_FLIGHT unless set", () => {
-    expect(runtimeSettings(loadConfig({ ...base, MAX_IN_FLIGHT: '100' })).maxUncommitted).toBe(400);
-    expect(runtimeSettings(loadConfig({ ...base, MAX_UNCOMMITTED: '250' })).maxUncommitted).toBe(250);
   });
 });

@@ -62,9 +62,8 @@ function setup(partitionWindow = 10) {
   /** The group's committed offsets as a stable read answers them; undefined = unstable. */
   const groupOffsets = new Map<number, string | undefined>();
   const loop = new CommitLoop({
-    settings: { partitionWindow, maxUncommitted: 1_000_000, commitIntervalMs: 1000 },
+    settings: { partitionWindow, commitIntervalMs: 1000 },
     partitions: () => [state, other].filter((s) => !s.isRevoked()),
-    uncommitted: () => state.tracker.size + other.tracker.size,
     producer,
     member: () => member.current,
     committedOffset: (_topic, partition) =>

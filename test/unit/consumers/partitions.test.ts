@@ -85,9 +85,8 @@ function setup(committed: Record<number, string> = {}, unstableReads = 0, low = 
   const commits: PartitionOffset[][] = [];
   let release: () => void = () => undefined;
   const loop = new CommitLoop({
-    settings: { partitionWindow: 10, maxUncommitted: 1_000_000, commitIntervalMs: 1000 },
+    settings: { partitionWindow: 10, commitIntervalMs: 1000 },
     partitions: () => partitions.values(),
-    uncommitted: () => 0,
     producer: {
       commit: (_records, offsets) =>
         new Promise<void>((resolve) => {

@@ -145,7 +145,6 @@ function setup(log: string[]) {
       groupId: 'g',
       maxInFlight: 4,
       partitionWindow: 10,
-      maxUncommitted: 1_000_000,
       commitIntervalMs: 60_000,
       shutdownTimeoutMs: 1_000,
       sessionTimeoutMs: 6_000,

@@ -38,7 +38,7 @@ function batch(messages: KafkaMessage[]) {
 /** Nothing here may be reached by the unreadable messages these tests send. */
 const processDeps = (): ProcessDeps => fakeProcessDeps(now);
 
-function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>, maxUncommitted = 1_000_000) {
+function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>) {
   const state = new PartitionState(TOPIC, 0, 'lawsuits-summary');
   state.highestTaken = 9n;
   const fetching = { paused: 0, resumed: 0 };
@@ -49,8 +49,7 @@ function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>,
   const outcome = vi.fn();
   const worker = new Worker({
     topics,
-    settings: { partitionWindow, maxUncommitted },
-    uncommitted: () => state.tracker.size,
+    settings: { partitionWindow },
     partitions: { stateFor: () => Promise.resolve(state) },
     scheduler,
     pauses,
@@ -62,9 +61,8 @@ function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>,
     isStopping: () => false,
   });
   const loop = new CommitLoop({
-    settings: { partitionWindow, maxUncommitted, commitIntervalMs: 1000 },
+    settings: { partitionWindow, commitIntervalMs: 1000 },
     partitions: () => [state],
-    uncommitted: () => state.tracker.size,
     producer: { commit: () => Promise.resolve() },
     member: () => ({ groupId: 'g', generationId: 1, memberId: 'm' }),
     committedOffset: () => Promise.resolve('-1'),
@@ -88,30 +86,6 @@ function heldScheduler() {
 }
 
 describe('Worker', () => {
-  it("pauses a partition once the replica's uncommitted budget is spent, and resumes it under three quarters", async () => {
-    const scheduler = heldScheduler();
-    const { worker, state, pauses, fetching, loop } = setup(10, scheduler, 4);
-    const { payload, resolved } = batch([10, 11, 12, 13, 14].map((offset) => message(offset, `k${offset}`)));
-
-    await worker.takeBatch(payload);
-
-    expect(resolved).toEqual(['10', '11', '12', '13']);
-    expect(pauses.isPausedFor(TOPIC, 0, 'uncommitted')).toBe(true);
-    expect(pauses.isPausedFor(TOPIC, 0, 'window')).toBe(false);
-
-    // One done and committed leaves 3 of 4: still over three quarters.
-    await scheduler.submitted[0]!.run();
-    await loop.commitRound();
-    expect(state.tracker.size).toBe(3);
-    expect(pauses.isPausedFor(TOPIC, 0, 'uncommitted')).toBe(true);
-
-    await scheduler.submitted[1]!.run();
-    await loop.commitRound();
-    expect(state.tracker.size).toBe(2);
-    expect(pauses.isPausedFor(TOPIC, 0, 'uncommitted')).toBe(false);
-    expect(fetching).toEqual({ paused: 1, resumed: 1 });
-  });
-
   it('pauses a partition whose window is full, leaving the rest unresolved, and resumes it once drained', async () => {
     const scheduler = heldScheduler();
     const { worker, state, pauses, fetching, loop } = setup(2, scheduler);
