@@ -14,6 +14,7 @@ import type { PartitionOffset, TransactionalProducer } from '../../src/consumers
 import { Runtime, type RuntimeConsumer } from '../../src/consumers/runtime.js';
 import { topicNames, type Operation } from '../../src/contract/operations.js';
 import { plainJsonCodec } from '../../src/producers/value-codec.js';
+import { eachBatchPayload } from './batch-payload.js';
 import { fakeProcessDeps } from './fake-process-deps.js';
 
 interface SubscriptionState {
@@ -226,16 +227,12 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
         offsetLag: () => '0',
         offsetLagLow: () => '0',
       };
-      await run.eachBatch?.({
-        batch,
-        resolveOffset: (offset) => positions.set(partition, Number(offset) + 1),
-        heartbeat: () => Promise.resolve(),
-        pause: () => () => undefined,
-        commitOffsetsIfNecessary: () => Promise.resolve(),
-        uncommittedOffsets: () => ({ topics: [] }),
-        isRunning: () => true,
-        isStale: () => seeks.has(partition),
-      });
+      await run.eachBatch?.(
+        eachBatchPayload(batch, {
+          resolveOffset: (offset) => positions.set(partition, Number(offset) + 1),
+          isStale: () => seeks.has(partition),
+        }),
+      );
     },
     /** The runtime's next commit, once it is sent. */
     async nextCommit(): Promise<PendingCommit> {

@@ -7,6 +7,7 @@ import { Runtime, type RuntimeConsumer } from '../../../src/consumers/runtime.js
 import { OPERATIONS, topicNames } from '../../../src/contract/operations.js';
 import type { TransactionalProducer } from '../../../src/consumers/commit-loop.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
+import { eachBatchPayload } from '../../helpers/batch-payload.js';
 import { fakeProcessDeps } from '../../helpers/fake-process-deps.js';
 
 const topics = topicNames('t');
@@ -84,16 +85,7 @@ function payload(messages: KafkaMessage[], partition = 1, fetchedOffset = '0'): 
     offsetLag: () => '0',
     offsetLagLow: () => '0',
   };
-  return {
-    batch,
-    resolveOffset: () => undefined,
-    heartbeat: () => Promise.resolve(),
-    pause: () => () => undefined,
-    commitOffsetsIfNecessary: () => Promise.resolve(),
-    uncommittedOffsets: () => ({ topics: [] }),
-    isRunning: () => true,
-    isStale: () => false,
-  };
+  return eachBatchPayload(batch);
 }
 
 const processDeps = (): ProcessDeps => fakeProcessDeps(now);

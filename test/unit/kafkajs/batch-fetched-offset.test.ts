@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type { EachBatchPayload } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { withFetchedOffset } from '../../../src/consumers/worker.js';
+import { eachBatchPayload } from '../../helpers/batch-payload.js';
 
 const require = createRequire(import.meta.url);
 type KafkajsBatch = EachBatchPayload['batch'];
@@ -26,19 +27,6 @@ const record = (offset: string, isControlRecord = false) => ({
   isControlRecord,
 });
 
-function payload(batch: KafkajsBatch): EachBatchPayload {
-  return {
-    batch,
-    resolveOffset: () => undefined,
-    heartbeat: () => Promise.resolve(),
-    pause: () => () => undefined,
-    commitOffsetsIfNecessary: () => Promise.resolve(),
-    uncommittedOffsets: () => ({ topics: [] }),
-    isRunning: () => true,
-    isStale: () => false,
-  };
-}
-
 describe("kafkajs's batch as the worker takes it", () => {
   it('carries the offset it was fetched from, also when a control record comes first', () => {
     const batch = new Batch('t', '7', {
@@ -48,7 +36,7 @@ describe("kafkajs's batch as the worker takes it", () => {
       messages: [record('6'), record('7', true), record('8'), record('9')],
     });
 
-    const taken = withFetchedOffset(payload(batch));
+    const taken = withFetchedOffset(eachBatchPayload(batch));
 
     expect(taken.batch.fetchedOffset).toBe('7');
     expect(taken.batch.messages.map((m) => m.offset)).toEqual(['8', '9']);
@@ -63,6 +51,6 @@ describe("kafkajs's batch as the worker takes it", () => {
       messages: [],
     });
     Reflect.deleteProperty(bare, 'fetchedOffset');
-    expect(() => withFetchedOffset(payload(bare))).toThrow(/fetchedOffset/);
+    expect(() => withFetchedOffset(eachBatchPayload(bare))).toThrow(/fetchedOffset/);
   });
 });
