@@ -6,7 +6,8 @@
  */
 import { Partitioners, type Admin, type Kafka } from 'kafkajs';
 import { requestIdOf, startSandbox, startSystem, vendorCounters } from './measure.js';
-import { serviceMetric } from './probes.js';
+import { serviceMetrics } from './probes.js';
+import { metricSum } from './proc.js';
 import { cpuSeconds, peakRssMiB, stop, type Started } from './processes.js';
 import { dropRun, freshTopics, requestMessage } from './requests.js';
 import { round, type Measured, type Scenario } from './scenario.js';
@@ -48,9 +49,10 @@ type InsideSample = Record<string, number>;
 
 async function sampleInside(): Promise<InsideSample> {
   const sample: InsideSample = { at: Date.now() };
+  const page = await serviceMetrics();
   for (const name of Object.values(INSIDE)) {
-    sample[`${name}_sum`] = await serviceMetric(`${name}_sum`);
-    sample[`${name}_count`] = await serviceMetric(`${name}_count`);
+    sample[`${name}_sum`] = metricSum(page, `${name}_sum`);
+    sample[`${name}_count`] = metricSum(page, `${name}_count`);
   }
   return sample;
 }

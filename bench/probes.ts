@@ -8,11 +8,16 @@ import { ADMIN_PORT, BROKERS, round } from './scenario.js';
 
 const TRANSACTIONS = 'verification_transactions_committed_total';
 
-/** The sum of one metric's samples on the service's /metrics. */
-export async function serviceMetric(name: string): Promise<number> {
+/** The service's /metrics page. */
+export async function serviceMetrics(): Promise<string> {
   const response = await fetch(`http://127.0.0.1:${ADMIN_PORT}/metrics`);
   if (!response.ok) throw new Error(`/metrics answered ${response.status}`);
-  return metricSum(await response.text(), name);
+  return response.text();
+}
+
+/** The sum of one metric's samples on the service's /metrics. */
+export async function serviceMetric(name: string): Promise<number> {
+  return metricSum(await serviceMetrics(), name);
 }
 
 /** The service's established connections to the brokers now. */
