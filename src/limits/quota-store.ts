@@ -62,7 +62,7 @@ export const LOG_SLACK = 64;
  */
 export function createMemoryQuotaStore(settings: QuotaSettings, now: () => number): QuotaStore {
   /** Slots, latest first. */
-  let log: number[] = [];
+  const log: number[] = [];
   let tat = 0;
   let backoffUntil = 0;
   let window = -1;
@@ -97,7 +97,7 @@ export function createMemoryQuotaStore(settings: QuotaSettings, now: () => numbe
     },
     release(token) {
       const index = log.findIndex((slot) => String(slot) === token.slot);
-      if (index >= 0) log = log.filter((_, i) => i !== index);
+      if (index >= 0) log.splice(index, 1);
       if (String(tat) === token.tat) tat -= settings.spacingMs;
       if (token.window === window && count > 0) count -= 1;
       return Promise.resolve();
