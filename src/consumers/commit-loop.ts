@@ -271,6 +271,16 @@ export interface TransactionalProducerSettings {
 
 /** Uncompressed bytes per produce call: well under the broker's default max.message.bytes. */
 const CHUNK_BYTES = 512 * 1024;
+/**
+ * Produce calls from this size on are gzip-compressed (large results: embedded images).
+ * Smaller ones, a lightly loaded round's few outcomes, go as they are: gzip there saved a few
+ * hundred bytes and cost a hop through libuv's thread pool in every transaction.
+ */
+export const COMPRESS_FROM_BYTES = 16 * 1024;
+
+export function compressionFor(bytes: number): CompressionTypes {
+  return bytes >= COMPRESS_FROM_BYTES ? CompressionTypes.GZIP : CompressionTypes.None;
+}
 
 export function createTransactionalProducer(
   kafka: Kafka,
@@ -311,8 +321,8 @@ export function createTransactionalProducer(
         throw error;
       });
       try {
-        for (const topicMessages of chunk(records)) {
-          await transaction.sendBatch({ topicMessages, compression: CompressionTypes.GZIP });
+        for (const { topicMessages, bytes } of chunk(records)) {
+          await transaction.sendBatch({ topicMessages, compression: compressionFor(bytes) });
         }
         await transaction.sendOffsets({
           consumerGroupId: member.groupId,
@@ -348,13 +358,13 @@ function byTopic(
   return [...topics].map(([topic, partitions]) => ({ topic, partitions }));
 }
 
-function chunk(records: readonly OutputRecord[]): TopicMessages[][] {
-  const chunks: TopicMessages[][] = [];
+function chunk(records: readonly OutputRecord[]): { topicMessages: TopicMessages[]; bytes: number }[] {
+  const chunks: { topicMessages: TopicMessages[]; bytes: number }[] = [];
   let current = new Map<string, TopicMessages>();
   let bytes = 0;
   for (const record of records) {
     if (bytes > 0 && bytes + record.value.length > CHUNK_BYTES) {
-      chunks.push([...current.values()]);
+      chunks.push({ topicMessages: [...current.values()], bytes });
       current = new Map();
       bytes = 0;
     }
@@ -366,6 +376,6 @@ function chunk(records: readonly OutputRecord[]): TopicMessages[][] {
     topicMessages.messages.push({ key: record.key, value: record.value, headers: record.headers });
     bytes += record.value.length;
   }
-  if (current.size > 0) chunks.push([...current.values()]);
+  if (current.size > 0) chunks.push({ topicMessages: [...current.values()], bytes });
   return chunks;
 }

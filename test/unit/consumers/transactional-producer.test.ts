@@ -1,0 +1,80 @@
+import { CompressionTypes, type Kafka, type Producer, type ProducerBatch, type Transaction } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import { COMPRESS_FROM_BYTES, createTransactionalProducer } from '../../../src/consumers/commit-loop.js';
+import type { OutputRecord } from '../../../src/producers/output-records.js';
+
+/** A kafkajs transaction that logs each step and lets the test decide when a produce answers. */
+function scriptedTransaction(options: { offsetsFail?: boolean } = {}) {
+  const log: string[] = [];
+  const batches: ProducerBatch[] = [];
+  let answerProduce: () => void = () => undefined;
+  const produced = new Promise<void>((resolve) => {
+    answerProduce = resolve;
+  });
+  const transaction = {
+    addOffsets: () => {
+      log.push('add offsets');
+      return Promise.resolve();
+    },
+    sendBatch: async (batch: ProducerBatch) => {
+      log.push('produce sent');
+      batches.push(batch);
+      await produced;
+      log.push('produce answered');
+      return [];
+    },
+    sendOffsets: () => {
+      log.push('offsets sent');
+      return options.offsetsFail ? Promise.reject(new Error('offsets refused')) : Promise.resolve();
+    },
+    commit: () => {
+      log.push('commit');
+      return Promise.resolve();
+    },
+    abort: () => {
+      log.push('abort');
+      return Promise.resolve();
+    },
+  } as unknown as Transaction;
+  const producer = {
+    connect: () => Promise.resolve(),
+    disconnect: () => Promise.resolve(),
+    transaction: () => Promise.resolve(transaction),
+  } as unknown as Producer;
+  const kafka = { producer: () => producer } as unknown as Kafka;
+  return {
+    kafka,
+    log,
+    batches,
+    answerProduce: () => {
+      answerProduce();
+    },
+  };
+}
+
+const member = { groupId: 'g', generationId: 4, memberId: 'm' };
+const offsets = [{ topic: 'requests', partition: 0, offset: '8' }];
+const record = (bytes: number): OutputRecord => ({
+  topic: 'results',
+  key: Buffer.from('k'),
+  value: Buffer.alloc(bytes, 'x'),
+  headers: {},
+});
+
+function producerOn(kafka: Kafka) {
+  return createTransactionalProducer(kafka, { transactionalId: 'tx', transactionTimeoutMs: 10_000 });
+}
+
+describe('the transactional producer', () => {
+  it('compresses large outputs and leaves a few small ones as they are', async () => {
+    const small = scriptedTransaction();
+    small.answerProduce();
+    await producerOn(small.kafka).commit([record(500), record(500)], offsets, member);
+    expect(small.batches.map((b) => b.compression)).toEqual([CompressionTypes.None]);
+
+    const large = scriptedTransaction();
+    large.answerProduce();
+    await producerOn(large.kafka).commit([record(COMPRESS_FROM_BYTES)], offsets, member);
+    expect(large.batches.map((b) => b.compression)).toEqual([CompressionTypes.GZIP]);
+  });
+});
