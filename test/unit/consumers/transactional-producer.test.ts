@@ -66,6 +66,27 @@ function producerOn(kafka: Kafka) {
 }
 
 describe('the transactional producer', () => {
+  it('sends the offsets while the outputs are still being produced, and commits after both', async () => {
+    const { kafka, log, answerProduce } = scriptedTransaction();
+    const committing = producerOn(kafka).commit([record(100)], offsets, member);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(['add offsets', 'produce sent', 'offsets sent']);
+    answerProduce();
+    await committing;
+    expect(log).toEqual(['add offsets', 'produce sent', 'offsets sent', 'produce answered', 'commit']);
+  });
+
+  it('aborts, once the produce has answered too, when the offsets fail', async () => {
+    const { kafka, log, answerProduce } = scriptedTransaction({ offsetsFail: true });
+    const committing = producerOn(kafka).commit([record(100)], offsets, member);
+    const failed = expect(committing).rejects.toThrow('offsets refused');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).not.toContain('abort');
+    answerProduce();
+    await failed;
+    expect(log).toEqual(['add offsets', 'produce sent', 'offsets sent', 'produce answered', 'abort']);
+  });
+
   it('compresses large outputs and leaves a few small ones as they are', async () => {
     const small = scriptedTransaction();
     small.answerProduce();

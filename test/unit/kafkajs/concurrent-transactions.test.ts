@@ -4,7 +4,9 @@
  *   (the previous transaction's markers are still being written), instead of failing the send
  *   into the producer's retrier, which waited 300 ms before sending the whole batch again;
  * - finds each coordinator once, and again only after an answer saying it moved, instead of
- *   a FindCoordinator round trip before every transactional request.
+ *   a FindCoordinator round trip before every transactional request;
+ * - can tell the coordinator of a group's offsets ahead (AddOffsetsToTxn), so that sending
+ *   them (TxnOffsetCommit) can go alongside the transaction's produce requests.
  * The coordinator here is a stand-in answering as a broker does.
  */
 import { createRequire } from 'node:module';
@@ -16,6 +18,7 @@ interface EosManager {
   initProducerId(): Promise<void>;
   beginTransaction(): void;
   commit(): Promise<void>;
+  addOffsetsToTransaction(consumerGroupId: string): Promise<void>;
   addPartitionsToTransaction(
     topicData: { topic: string; partitions: { partition: number }[] }[],
   ): Promise<void>;
@@ -166,6 +169,41 @@ describe('kafkajs transactions while the previous one completes', () => {
     await oneTransaction(eos);
     expect(calls.txnOffsetCommit).toBe(3);
     expect(calls.findCoordinator - found).toBe(1);
+  });
+});
+
+describe("kafkajs transactions told of a group's offsets ahead", () => {
+  const offsets = {
+    consumerGroupId: 'group',
+    topics: [{ topic: 'requests', partitions: [{ partition: 0, offset: '5' }] }],
+  };
+
+  it('sends the offsets with no second AddOffsetsToTxn, and commits them', async () => {
+    const { calls, cluster } = coordinator(0);
+    const eos = await transacting(cluster);
+    await eos.addOffsetsToTransaction('group');
+    await eos.sendOffsets(offsets);
+    await eos.commit();
+    expect(calls).toMatchObject({ addOffsetsToTxn: 1, txnOffsetCommit: 1, endTxn: 1 });
+  });
+
+  it('adds them again in the next transaction', async () => {
+    const { calls, cluster } = coordinator(0);
+    const eos = await transacting(cluster);
+    await eos.addOffsetsToTransaction('group');
+    await eos.sendOffsets(offsets);
+    await eos.commit();
+    eos.beginTransaction();
+    await eos.sendOffsets(offsets);
+    await eos.commit();
+    expect(calls).toMatchObject({ addOffsetsToTxn: 2, txnOffsetCommit: 2, endTxn: 2 });
+  });
+
+  it('waits out CONCURRENT_TRANSACTIONS as sendOffsets does', async () => {
+    const { calls, cluster } = coordinator(2);
+    const eos = await transacting(cluster);
+    await eos.addOffsetsToTransaction('group');
+    expect(calls.addOffsetsToTxn).toBe(3);
   });
 });
 
