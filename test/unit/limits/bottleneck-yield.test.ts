@@ -1,5 +1,5 @@
 import Bottleneck from 'bottleneck';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isMicrotaskYieldInUse, useMicrotaskYield } from '../../../src/limits/bottleneck-yield.js';
 
 describe('bottleneck yield patch', () => {
@@ -58,5 +58,51 @@ describe('bottleneck yield patch', () => {
     // With a macrotask yield each of the 500 submissions waited for its own turn.
     expect(turns).toBeLessThan(50);
     await limiter.stop();
+  });
+
+  describe('a job that has its slot', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('starts with no timer', async () => {
+      useMicrotaskYield();
+      // Timers frozen: a job that waited for one would never start.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const limiter = new Bottleneck({ maxConcurrent: 2 });
+      let ran = 0;
+      const jobs = Array.from({ length: 5 }, () =>
+        limiter.schedule(() => {
+          ran += 1;
+          return Promise.resolve();
+        }),
+      );
+      for (let turn = 0; turn < 20 && ran < 5; turn += 1)
+        await new Promise((resolve) => setImmediate(resolve));
+      expect(ran).toBe(5);
+      await Promise.all(jobs);
+      vi.useRealTimers();
+      await limiter.stop();
+    });
+
+    it('does not start once stop() dropped it', async () => {
+      useMicrotaskYield();
+      const limiter = new Bottleneck({ maxConcurrent: 1 });
+      let ran = false;
+      const job = limiter.schedule({ id: 'dropped' }, () => {
+        ran = true;
+        return Promise.resolve();
+      });
+      const dropped = expect(job).rejects.toThrow('limiter closed');
+      // bottleneck's Status enum exists in its types only; at run time the state is its name.
+      const status = (): string => limiter.jobStatus('dropped');
+      // Microtasks only: the job has its slot and waits for its start, in the same turn.
+      for (let i = 0; i < 100 && status() !== 'RUNNING'; i += 1) await Promise.resolve();
+      expect(status()).toBe('RUNNING');
+      await limiter.stop({ dropWaitingJobs: true, dropErrorMessage: 'limiter closed' });
+      await dropped;
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(ran).toBe(false);
+    });
   });
 });
