@@ -10,8 +10,24 @@ import { connectionsAndTransactions } from '../probes.js';
 import { ADMIN_PORT, exactlyOnce, relativeTo, type Measured, type Scenario } from '../scenario.js';
 import { instantVendor } from './a-instant-vendor.js';
 
-export const PARTITION_COUNTS = [6, 64, 256] as const;
-const REFERENCE = PARTITION_COUNTS[0];
+const ALL_COUNTS = [6, 64, 256];
+const REFERENCE = 6;
+/** BENCH_D_PARTITIONS=6,256 measures some of the counts (an A/B needs no 64); 6 is always first. */
+export const PARTITION_COUNTS = chosenCounts(process.env.BENCH_D_PARTITIONS);
+
+function chosenCounts(setting: string | undefined): number[] {
+  if (setting === undefined || setting.trim() === '') return ALL_COUNTS;
+  const chosen = setting
+    .split(/[\s,]+/)
+    .filter((w) => w !== '')
+    .map(Number);
+  const unknown = chosen.filter((n) => !ALL_COUNTS.includes(n));
+  if (unknown.length > 0)
+    throw new Error(
+      `BENCH_D_PARTITIONS: unknown count ${unknown.join(', ')} (known: ${ALL_COUNTS.join(', ')})`,
+    );
+  return ALL_COUNTS.filter((n) => n === REFERENCE || chosen.includes(n));
+}
 /** The goal (issue 12): at 256 partitions, CPU per request and peak RSS within 1.2× of 6. */
 const GOAL_RATIO = 1.2;
 
@@ -79,7 +95,10 @@ export async function measurePartitionCount(kafka: Kafka, admin: Admin): Promise
   };
   const reference = headline(runs[REFERENCE]!);
   const ratios = Object.fromEntries(
-    PARTITION_COUNTS.slice(1).map((n) => [n, relativeTo(reference, headline(runs[n]!))]),
+    PARTITION_COUNTS.filter((n) => n !== REFERENCE).map((n) => [
+      n,
+      relativeTo(reference, headline(runs[n]!)),
+    ]),
   );
   const at256 = ratios[256] ?? {};
   return {
