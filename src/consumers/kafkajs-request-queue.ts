@@ -13,8 +13,10 @@ import { createRequire } from 'node:module';
  *    a response runs it, and a throttle still schedules it.
  * 2. The request-timeout check runs every 100 ms (min(requestTimeout, 100)) from the moment the
  *    connection is up until it is closed, to time out requests in flight. With none in flight it
- *    has nothing to do: it now runs from a request's sending until nothing is in flight, with the
- *    same period and the same checks, so a request still times out as before.
+ *    has nothing to do: it now runs from a request's sending until nothing is in flight. And as
+ *    the consumer's fetch long-poll is nearly always in flight, its period is a thirtieth of the
+ *    request timeout (1 s at kafkajs's default 30 s), never under the original's: a request
+ *    times out at most 3.3 % late instead of 100 ms late.
  */
 interface SocketRequestInternals {
   sentAt: number;
@@ -75,7 +77,7 @@ export function stopIdleRequestQueueLoop(): void {
   patched = true;
 }
 
-/** The original request-timeout interval, armed only while requests are in flight. */
+/** The original request-timeout check, armed only while requests are in flight. */
 function watchInFlight(queue: RequestQueueInternals): void {
   if (!queue.enforceRequestTimeout || queue.requestTimeoutIntervalId || queue.inflight.size === 0) return;
   const stop = (): void => {
@@ -92,6 +94,6 @@ function watchInFlight(queue: RequestQueueInternals): void {
         stop();
       } else if (queue.inflight.size === 0) stop();
     },
-    Math.min(queue.requestTimeout, 100),
+    Math.max(Math.min(queue.requestTimeout, 100), Math.floor(queue.requestTimeout / 30)),
   );
 }

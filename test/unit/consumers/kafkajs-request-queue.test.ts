@@ -26,11 +26,12 @@ const silent = {
   info: () => undefined,
 };
 
-function queue(enforceRequestTimeout = false): Queue {
+function queue(enforceRequestTimeout = false, isConnected = () => true, requestTimeout = 3_000): Queue {
   return new RequestQueue({
     maxInFlightRequests: null,
-    requestTimeout: 30_000,
+    requestTimeout,
     enforceRequestTimeout,
+    isConnected,
     clientId: 'test',
     broker: '127.0.0.1:9092',
     logger: silent,
@@ -129,6 +130,21 @@ describe('kafkajs request-timeout check after stopIdleRequestQueueLoop', () => {
     q.sendSocketRequest(next);
     vi.advanceTimersByTime(600);
     expect(next.timeoutRequest).toHaveBeenCalledOnce();
+  });
+
+  it('checks a request under the default 30 s timeout once a second, and times it out within a second of it', () => {
+    vi.useFakeTimers();
+    const isConnected = vi.fn(() => true);
+    const q = queue(true, isConnected, 30_000);
+    q.scheduleRequestTimeoutCheck();
+    const hung = request(q, 1, 30_000);
+    q.sendSocketRequest(hung);
+    vi.advanceTimersByTime(10_000);
+    expect(isConnected).toHaveBeenCalledTimes(10);
+    vi.advanceTimersByTime(19_999);
+    expect(hung.timeoutRequest).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1_001);
+    expect(hung.timeoutRequest).toHaveBeenCalledOnce();
   });
 
   it('arms nothing when request timeouts are not enforced', () => {
