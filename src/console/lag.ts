@@ -1,13 +1,13 @@
 import type { Admin } from 'kafkajs';
 import { OPERATIONS, type TopicNames } from '../contract/operations.js';
-import { readPartitionLag } from '../observability/consumer-lag.js';
+import { readPartitionLag, type LagAdmin } from '../observability/consumer-lag.js';
 
 /**
  * Lag per operation: end offset minus the service group's committed offset, summed over the
  * request topic's partitions. Read from the cluster, so it covers every replica at once.
  */
 export async function consumerLag(
-  admin: Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets' | 'listTopics'>,
+  admin: LagAdmin & Pick<Admin, 'listTopics'>,
   groupId: string,
   topics: TopicNames,
 ): Promise<Record<string, number>> {

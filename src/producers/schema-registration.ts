@@ -1,5 +1,5 @@
 import { basicAuthHeader, type RegistryAuth } from '../config-transport.js';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import type { JsonSchema } from '../contract/json-schemas.js';
 
 /**
@@ -21,6 +21,15 @@ export interface RegistrationSettings {
 }
 
 const JSON_CONTENT = 'application/vnd.schemaregistry.v1+json';
+
+/**
+ * The registry calls' own connections, kept open for a minute between calls. undici's default
+ * keeps an idle connection 4 s, so the readiness check (one lookup every
+ * DEPENDENCY_CHECK_INTERVAL_MS, 5 s) connected anew each time: a TCP handshake, and a TLS one
+ * in production, every check of an idle service. Idle sockets do not keep the process alive.
+ */
+let agent: Agent | undefined;
+const registryAgent = (): Agent => (agent ??= new Agent({ keepAliveTimeout: 60_000 }));
 
 export async function registerTopicSchemas(
   settings: RegistrationSettings,
@@ -86,6 +95,7 @@ async function call(
 ): Promise<unknown> {
   const url = `${settings.registryUrl.replace(/\/$/, '')}${path}`;
   const response = await request(url, {
+    dispatcher: registryAgent(),
     method,
     headers: { 'content-type': JSON_CONTENT, accept: JSON_CONTENT, ...basicAuthHeader(settings.auth) },
     body: JSON.stringify(body),

@@ -80,6 +80,12 @@ class MemoryPendingStore implements PendingStore {
     return Promise.resolve(entry && entry.until > this.now() ? entry.searchId : undefined);
   }
 
+  nextDue(): Promise<number | undefined> {
+    let earliest: number | undefined;
+    for (const { dueAt } of this.#searches.values()) earliest = Math.min(earliest ?? dueAt, dueAt);
+    return Promise.resolve(earliest);
+  }
+
   count(): Promise<number> {
     return Promise.resolve(this.#searches.size);
   }

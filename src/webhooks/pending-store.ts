@@ -53,6 +53,8 @@ export interface PendingStore {
   doneSearch(requestId: string): Promise<string | undefined>;
   /** Searches waiting for a final status (for metrics). */
   count(): Promise<number>;
+  /** When the earliest search is due (or its lease ends); none when no search waits. */
+  nextDue(): Promise<number | undefined>;
   close(): Promise<void>;
 }
 

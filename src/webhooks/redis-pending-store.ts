@@ -56,6 +56,10 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
   const doneKey = (requestId: string): string => `${base}:done:${requestId}`;
   return {
     count: () => redis.zcard(due),
+    async nextDue() {
+      const [, score] = await redis.zrange(due, '0', '0', 'WITHSCORES');
+      return score === undefined ? undefined : Number(score);
+    },
     async add(search, dueAt) {
       const replies = await redis
         .multi()

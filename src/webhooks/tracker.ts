@@ -11,7 +11,7 @@ import { nextPollAt, type PollSchedule } from './backoff.js';
 import { settleSearch, type CompletionDeps } from './completion.js';
 import type { EventPublisher } from './event-publisher.js';
 import type { PendingSearch, PendingStore } from './pending-store.js';
-import { createPoller } from './poller.js';
+import { createPoller, wakingStore, type Poller } from './poller.js';
 import { createSinkGuard, type SinkLimits } from './sink-guard.js';
 import { registerSinkRoutes, type SinkDeps } from './sink-routes.js';
 import { resolvePublicUrl, webhookTarget, type WebhookMethod } from './webhook-target.js';
@@ -68,8 +68,21 @@ const WEBHOOK_HANDLING_MS = 8_000;
 const RECORD_ATTEMPTS = 4;
 /** Searches taken per scan, and settled at once (each one vendor GET). */
 const POLLER_BATCH = { batchSize: 32, concurrency: 4 };
+/**
+ * The poller's longest sleep: how late it sees a search that another replica wrote and died
+ * before taking (one it took is late by its lease, the claim TTL, anyway).
+ */
+const POLLER_IDLE_MS = 10_000;
 
-export function createVehicleSearchTracker(deps: TrackerDeps): VehicleSearchTracker {
+export function createVehicleSearchTracker(input: TrackerDeps): VehicleSearchTracker {
+  const wake = { dueAt: (_at: number): void => undefined };
+  // Every search this process records or reschedules wakes the poller by its due time.
+  const deps = {
+    ...input,
+    store: wakingStore(input.store, (at) => {
+      wake.dueAt(at);
+    }),
+  };
   const { settings, store, logger } = deps;
   const now = deps.now ?? Date.now;
   const schedule: PollSchedule = {
@@ -78,16 +91,10 @@ export function createVehicleSearchTracker(deps: TrackerDeps): VehicleSearchTrac
     expiryMs: settings.expiryMs,
   };
   const completion = completionDeps(deps, schedule, now);
-  const poller = createPoller({
-    store,
-    settle: (requestId, signal) => settleSearch(completion, requestId, 'poll', signal),
-    // A scan a second at most: the expiry is kept to about a second.
-    intervalMs: Math.min(1_000, settings.pollBaseMs),
-    ...POLLER_BATCH,
-    leaseMs: settings.claimTtlMs,
-    now,
-    logger,
-  });
+  const poller = trackerPoller(deps, completion, now);
+  wake.dueAt = (at) => {
+    poller.dueAt(at);
+  };
   const webhook = webhookOf(settings);
   const state: { app?: FastifyInstance; target?: (requestId: string) => VehicleSearchWebhook } = {};
   let accepting = false;
@@ -128,6 +135,20 @@ export function createVehicleSearchTracker(deps: TrackerDeps): VehicleSearchTrac
       await store.close();
     },
   };
+}
+
+function trackerPoller(deps: TrackerDeps, completion: CompletionDeps, now: () => number): Poller {
+  return createPoller({
+    store: deps.store,
+    settle: (requestId, signal) => settleSearch(completion, requestId, 'poll', signal),
+    // A scan a second at most: the expiry is kept to about a second.
+    intervalMs: Math.min(1_000, deps.settings.pollBaseMs),
+    idleMs: POLLER_IDLE_MS,
+    ...POLLER_BATCH,
+    leaseMs: deps.settings.claimTtlMs,
+    now,
+    logger: deps.logger,
+  });
 }
 
 /** Webhooks are asked for only with both a public URL and a secret; else searches are polled. */

@@ -304,7 +304,7 @@ describe('vehicle-async completion', () => {
 });
 
 describe('redis pending store', () => {
-  it('leases due searches, reschedules only the current search, and finishes it once', async () => {
+  it('leases due searches, reschedules only the current search, finishes it once, and tells when the next is due', async () => {
     const redis = new Redis(inject('redisUrl'));
     const prefix = randomName('va-store');
     cleanups.push(async () => {
@@ -314,9 +314,13 @@ describe('redis pending store', () => {
     });
     const store = redisPendingStore(redis, prefix);
     const search = { requestId: 'r', searchId: 's1', createdAt: 1, key: null, polls: 0 };
+    expect(await store.nextDue()).toBeUndefined();
     await store.add(search, 100);
+    expect(await store.nextDue()).toBe(100);
     expect(await store.takeDue(99, 10, 1_000)).toEqual([]);
     expect(await store.takeDue(100, 10, 1_000)).toEqual(['r']);
+    // Taken: due again when its lease ends.
+    expect(await store.nextDue()).toBe(1_100);
     expect(await store.takeDue(1_099, 10, 1_000)).toEqual([]);
     expect(await store.claim('r', 'a', 10_000)).toBe(true);
     expect(await store.claim('r', 'b', 10_000)).toBe(false);
@@ -327,8 +331,10 @@ describe('redis pending store', () => {
     expect(await store.get('r')).toEqual(search);
     await store.reschedule({ ...search, polls: 1 }, 200);
     expect((await store.get('r'))?.polls).toBe(1);
+    expect(await store.nextDue()).toBe(200);
     await store.finish('r', 's1', 60_000);
     expect(await store.get('r')).toBeUndefined();
+    expect(await store.nextDue()).toBeUndefined();
     expect(await store.takeDue(10_000, 10, 1)).toEqual([]);
     expect(await store.doneSearch('r')).toBe('s1');
     await store.reschedule(search, 0);

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { registerTopicSchema } from '../../../src/producers/schema-registration.js';
+import { lookupTopicSchemaId, registerTopicSchema } from '../../../src/producers/schema-registration.js';
 
 let close: (() => Promise<void>) | undefined;
 
@@ -11,8 +11,11 @@ afterEach(async () => {
 });
 
 /** A registry that answers the first `conflicts` PUTs of a rule with Apicurio's 409. */
-async function registry(conflicts: number): Promise<{ url: string; puts: () => number }> {
+async function registry(
+  conflicts: number,
+): Promise<{ url: string; puts: () => number; connections: () => number }> {
   let puts = 0;
+  let connections = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     res.setHeader('content-type', 'application/vnd.schemaregistry.v1+json');
@@ -28,6 +31,11 @@ async function registry(conflicts: number): Promise<{ url: string; puts: () => n
     }
     res.end(JSON.stringify({ compatibility: 'BACKWARD' }));
   });
+  // Like Apicurio: idle connections kept open, and no Keep-Alive timeout hint for the client.
+  server.keepAliveTimeout = 0;
+  server.on('connection', () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   close = () =>
     new Promise((resolve) =>
@@ -36,7 +44,7 @@ async function registry(conflicts: number): Promise<{ url: string; puts: () => n
       }),
     );
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, puts: () => puts };
+  return { url: `http://127.0.0.1:${port}`, puts: () => puts, connections: () => connections };
 }
 
 describe('registerTopicSchema', () => {
@@ -53,4 +61,15 @@ describe('registerTopicSchema', () => {
       registerTopicSchema({ registryUrl: fake.url, compatibility: 'BACKWARD' }, 't', {}),
     ).rejects.toThrow(/answered 409/);
   });
+});
+
+describe('registry calls', () => {
+  it('keep their connection between readiness checks 5 s apart (undici drops an idle one after 4 s)', async () => {
+    const fake = await registry(0);
+    const settings = { registryUrl: fake.url, compatibility: 'BACKWARD' };
+    expect(await lookupTopicSchemaId(settings, 't', {})).toBe(7);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    expect(await lookupTopicSchemaId(settings, 't', {})).toBe(7);
+    expect(fake.connections()).toBe(1);
+  }, 15_000);
 });

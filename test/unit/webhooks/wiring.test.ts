@@ -92,6 +92,7 @@ describe('vehicle-async handler and the tracker', () => {
       store,
       settle: (requestId, signal) => settleSearch(deps, requestId, 'poll', signal),
       intervalMs: 10,
+      idleMs: 10_000,
       batchSize: 10,
       leaseMs: 5_000,
       concurrency: 2,
