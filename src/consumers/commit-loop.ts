@@ -329,7 +329,7 @@ export function createTransactionalProducer(
       });
       try {
         // AddOffsetsToTxn first, then the offsets (to the group coordinator) alongside the
-        // outputs (AddPartitionsToTxn, then produce): four round trips before EndTxn's answer
+        // outputs (AddPartitionsToTxn, then produce), then EndTxn: four sequential round trips
         // instead of five. Both must have succeeded before EndTxn commits.
         await transaction.addOffsets({ consumerGroupId: member.groupId });
         const sent = await Promise.allSettled([
