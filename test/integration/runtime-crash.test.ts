@@ -70,9 +70,12 @@ describe('exactly one outcome per request', () => {
     const started = Date.now();
     await expectExactlyOneOutcomeEach(collector, 'quota', total, 60_000);
     const counters = sandbox.counters();
-    expect(counters.maxInOneSecond).toBeLessThanOrEqual(25);
-    // The limiter spaces its slots (GCRA); arrival times at a loaded sandbox jitter by a few
-    // milliseconds, so a sliding second may catch one call more than the slots it spans.
+    // The limiter allows 25 starts in any 1,035 ms (its 3.5 % margin) across both replicas; one
+    // quota per replica would allow 50. Both instances and the sandbox run in this test process,
+    // and the sandbox stamps arrivals on its event loop: a stall of more than the margin's 35 ms
+    // (CI runs test files side by side on 2 cores) stamps calls sent before it together with
+    // those sent after, which can put one call more in a second, aligned or sliding.
+    expect(counters.maxInOneSecond).toBeLessThanOrEqual(26);
     expect(counters.maxInAnySlidingSecond).toBeLessThanOrEqual(26);
     expect(counters.byOperation['lawsuits-summary']).toBeGreaterThanOrEqual(total);
     console.log(
