@@ -181,13 +181,19 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaSto
       // The slot on Redis's clock, then on ours: a sleep counted from when the answer was read
       // would start late by however long the answer waited for a busy event loop, unnoticed,
       // and such hidden lateness bunched calls past the limit.
-      const waitUs = field(reply, 1);
+      const waitMs = field(reply, 1) / 1000;
       const slotUs = Number(token.slot);
-      clock.sample(sentAt, options.now(), (slotUs - waitUs) / 1000);
+      const answeredAt = options.now();
+      clock.sample(sentAt, answeredAt, slotUs / 1000 - waitMs);
+      // The script ran between the send and the answer, so the slot lies `waitMs` after some
+      // moment between them; the estimate is kept within that. Left alone, an estimate off by
+      // a fraction of a millisecond (clocks drift between samples) put free slots (wait 0) in
+      // the future: most calls at half the limit slept a timer's 1 ms for nothing.
+      const estimate = slotUs / 1000 + clock.offsetMs;
       return {
         kind: 'slot',
-        waitMs: waitUs / 1000,
-        dueAt: slotUs / 1000 + clock.offsetMs,
+        waitMs,
+        dueAt: Math.min(Math.max(estimate, sentAt + waitMs), answeredAt + waitMs),
         token,
         started: cap > 0 ? field(reply, 3) : undefined,
       };

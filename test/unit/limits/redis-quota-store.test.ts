@@ -79,4 +79,43 @@ describe('redis quota store', () => {
     await expect(storeOn(fakeRedis([0], down).redis).reserve()).rejects.toBe(down);
     await expect(storeOn(fakeRedis('OK').redis).reserve()).rejects.toThrow('unexpected quota script reply');
   });
+
+  it('keeps a slot between the wait after the send and the wait after the answer, whatever the clock estimate', async () => {
+    // Each reserve reads the clock when it sends and when it reads the answer.
+    const clock = [1000, 1000.2, 2000, 2000.8, 3000, 3040, 4000, 4000.4];
+    const evalsha = vi.fn((..._args: unknown[]) => Promise.resolve<unknown>(undefined));
+    const answer = (waitUs: number, slotMs: number) => [0, waitUs, String(slotMs * 1000), 0, 1, '1'];
+    evalsha
+      // 0.2 ms round trip: the best sample, local clock 4,000.0 ms behind Redis's.
+      .mockResolvedValueOnce(answer(0, 5000.1))
+      // The clocks drifted by 1.1 ms since; a slower sample (0.8 ms) does not replace the best,
+      // so the estimate puts this free slot 0.7 ms after the answer.
+      .mockResolvedValueOnce(answer(0, 6001.5))
+      // The answer waited 40 ms for a busy event loop: the slot (free) began near the send.
+      .mockResolvedValueOnce(answer(0, 7000.1))
+      // A slot 5 ms away, estimated 0.6 ms later than its latest possible moment.
+      .mockResolvedValueOnce(answer(5000, 8006))
+      .mockRejectedValue(new Error('no more answers'));
+    const store = createRedisQuotaStore({
+      redis: { evalsha } as unknown as Redis,
+      key: 'gw:vehicle',
+      perWindow: 300,
+      windowMs: 1035,
+      spacingMs: 3.45,
+      burstMs: 103.5,
+      burstSpacingMs: 0.8625,
+      spendCapPerHour: undefined,
+      now: () => clock.shift() ?? Number.NaN,
+    });
+    const dueAt = async (): Promise<number | undefined> => {
+      const admission = await store.reserve();
+      return admission.kind === 'slot' ? admission.dueAt : undefined;
+    };
+    expect(await dueAt()).toBeCloseTo(1000.1, 6);
+    // A free slot is never in the future: the call starts without sleeping.
+    expect(await dueAt()).toBeCloseTo(2000.8, 6);
+    // Lateness is still seen: the slot is counted from the estimate, 39.9 ms before the answer.
+    expect(await dueAt()).toBeCloseTo(3000.1, 6);
+    expect(await dueAt()).toBeCloseTo(4005.4, 6);
+  });
 });
