@@ -22,8 +22,9 @@ export interface PaidOutcome {
 
 export interface Reservation {
   /**
-   * Stores the paid outcome, then lets the reservation go. Never throws: while the store fails,
-   * the reservation is held and the write retried, and this process answers from memory.
+   * Stores the paid outcome, then lets the reservation go. Never throws: while the write is
+   * under way or the store fails (the reservation is then held and the write retried), this
+   * process answers copies from memory. Callers need not wait for it: `settle` does.
    */
   complete(paid: PaidOutcome): Promise<void>;
   /** Lets the reservation go without an outcome (the call failed or was aborted). */
@@ -40,6 +41,8 @@ export interface IdempotencyStore {
    * copy holds the reservation.
    */
   claim(operation: Operation, requestId: string): Promise<Claim>;
+  /** Resolves once every outcome completed so far is stored (at shutdown, before Redis closes). */
+  settle(): Promise<void>;
 }
 
 /** sha256 of JSON with sorted keys: the same params give the same hash whatever their order. */
@@ -87,8 +90,10 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
   const retryWriteMs = settings.retryWriteMs ?? 1_000;
   const paidKey = (op: Operation, id: string): string => `${keyPrefix}:paid:${op}:${id}`;
   const reservedKey = (op: Operation, id: string): string => `${keyPrefix}:reserved:${op}:${id}`;
-  // Paid outcomes this process could not store yet: answered from here while the write is retried.
+  // Paid outcomes this process has not stored yet: answered from here while the write is under
+  // way or retried.
   const unsaved = new Map<string, PaidOutcome>();
+  const writing = new Set<Promise<void>>();
   const reservation = (id: string, key: string, token: string): Reservation => {
     const heartbeat = setInterval(() => {
       runScript(redis, EXTEND_IF_OURS, [key], [token, reservationTtlMs]).catch(() => undefined);
@@ -99,20 +104,25 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
         clearInterval(heartbeat);
         await runScript(redis, RELEASE_IF_OURS, [key], [token]).catch(() => undefined);
       },
-      async complete(paid) {
-        for (;;) {
-          try {
-            const value = encode(JSON.stringify(paid));
-            await runScript(redis, STORE_AND_RELEASE, [id, key], [value, windowSeconds, token]);
-            clearInterval(heartbeat);
-            unsaved.delete(id);
-            return;
-          } catch {
-            // Held, with its heartbeat: other copies wait instead of paying again.
-            unsaved.set(id, paid);
-            await new Promise((resolve) => setTimeout(resolve, retryWriteMs));
+      complete(paid) {
+        unsaved.set(id, paid);
+        const write = (async () => {
+          const value = encode(JSON.stringify(paid));
+          for (;;) {
+            try {
+              await runScript(redis, STORE_AND_RELEASE, [id, key], [value, windowSeconds, token]);
+              clearInterval(heartbeat);
+              unsaved.delete(id);
+              return;
+            } catch {
+              // Held, with its heartbeat: copies elsewhere wait instead of paying again.
+              await new Promise((resolve) => setTimeout(resolve, retryWriteMs));
+            }
           }
-        }
+        })();
+        writing.add(write);
+        void write.finally(() => writing.delete(write));
+        return write;
       },
     };
   };
@@ -126,6 +136,9 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
       const reply = await runScript(redis, CLAIM, [id, key], [token, reservationTtlMs]);
       if (Buffer.isBuffer(reply)) return { paid: readPaid(reply) };
       return reply === 1 ? { reservation: reservation(id, key, token) } : undefined;
+    },
+    async settle() {
+      await Promise.all(writing);
     },
   };
 }
@@ -192,5 +205,6 @@ export function memoryIdempotencyStore(
         },
       });
     },
+    settle: () => Promise.resolve(),
   };
 }

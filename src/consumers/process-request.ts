@@ -124,8 +124,11 @@ async function payAndStore<O extends Operation>(
     const failure = error instanceof RetriesExhausted ? error : new RetriesExhausted(toAppError(error), 0);
     return deadLetter(deps, incoming, envelope, failure.error, failure.attempts, envelope.requestId);
   }
-  // Never throws: a failed write keeps the reservation (other copies wait) and is retried.
-  await reservation.complete({ paramsHash: hash, outcome: call.outcome });
+  // Stored while the outcome goes on to its commit: waiting for Redis here put a round trip
+  // into every request's latency. Never throws: a failed write keeps the reservation (copies
+  // elsewhere wait) and is retried; copies here are answered from memory meanwhile. The
+  // runtime settles the writes at shutdown.
+  void reservation.complete({ paramsHash: hash, outcome: call.outcome });
   return {
     kind: 'result',
     result: toResult(deps, incoming, envelope, params, call.outcome, call.attempts, receivedAt),

@@ -229,6 +229,8 @@ export class Runtime {
       this.scheduler.dropQueued(() => true);
     }
     await this.commits.commitFinal();
+    // Outcomes still being stored for later copies (bounded by the same deadline).
+    await Promise.race([this.deps.process.idempotency.settle(), deadline]);
     await this.consumer.disconnect();
     await this.producer.close().catch(() => undefined);
   }

@@ -98,6 +98,7 @@ export function instrumentIdempotency(
       if (claim && 'paid' in claim) metrics.paidOutcomeReused(operation);
       return claim;
     },
+    settle: () => store.settle(),
   };
 }
 

@@ -6,11 +6,9 @@ import { redisIdempotencyStore, type Claim, type Reservation } from '../../src/c
 // Both ways the service may talk to Redis: the scripts once went wrong only when auto-pipelined.
 describe.each([false, true])('redis idempotency store (auto-pipelining %s)', (enableAutoPipelining) => {
   const redis = new Redis(inject('redisUrl'), { enableAutoPipelining });
-  const store = redisIdempotencyStore(redis, {
-    keyPrefix: `test-${randomUUID()}`,
-    windowSeconds: 60,
-    reservationTtlMs: 30_000,
-  });
+  const prefix = `test-${randomUUID()}`;
+  const settings = { keyPrefix: prefix, windowSeconds: 60, reservationTtlMs: 30_000 };
+  const store = redisIdempotencyStore(redis, settings);
   const paid = {
     paramsHash: 'h',
     outcome: { status: 'ok' as const, response: { n: 1 }, vendor: { httpStatus: 200 } },
@@ -44,5 +42,17 @@ describe.each([false, true])('redis idempotency store (auto-pipelining %s)', (en
     const large = { ...paid, outcome: { ...paid.outcome, response: { image: 'x'.repeat(64 * 1024) } } };
     await reservationOf(await store.claim('lawsuits-summary', id))?.complete(large);
     expect(await store.claim('lawsuits-summary', id)).toEqual({ paid: large });
+  });
+  it('answers a copy here from memory while the outcome is being written, and settles once stored', async () => {
+    const id = randomUUID();
+    const reservation = reservationOf(await store.claim('lawsuits-summary', id));
+    const writing = reservation?.complete(paid);
+    // Not awaited, as the request path does: a copy in this process is answered at once.
+    expect(await store.claim('lawsuits-summary', id)).toEqual({ paid });
+    await store.settle();
+    // Stored: another process (a store without this one's memory) reads it from Redis.
+    const elsewhere = redisIdempotencyStore(redis, { ...settings, keyPrefix: prefix });
+    expect(await elsewhere.claim('lawsuits-summary', id)).toEqual({ paid });
+    await writing;
   });
 });

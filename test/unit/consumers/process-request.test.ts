@@ -60,6 +60,28 @@ const request = {
 };
 
 describe('processRequest', () => {
+  it('gives the outcome without waiting for the paid outcome to be stored', async () => {
+    const stored: unknown[] = [];
+    const idempotency = {
+      claim: () =>
+        Promise.resolve({
+          reservation: {
+            // A store write that has not answered (Redis slow or down): the outcome goes on.
+            complete: (paid: unknown) => {
+              stored.push(paid);
+              return new Promise<void>(() => undefined);
+            },
+            release: () => Promise.resolve(),
+          },
+        }),
+      settle: () => Promise.resolve(),
+    };
+    const { deps } = setup(() => Promise.resolve(ok), { idempotency });
+    const outcome = await processRequest(deps, incoming(request), signals(), log);
+    expect(outcome).toMatchObject({ kind: 'result', result: { requestId: 'req-1', status: 'ok' } });
+    expect(stored).toEqual([{ paramsHash: expect.any(String) as unknown, outcome: ok }]);
+  });
+
   it('turns a vendor outcome into a result that echoes the request', async () => {
     const { deps } = setup(() => Promise.resolve(ok));
     const outcome = await processRequest(deps, incoming(request), signals(), log);
