@@ -293,66 +293,155 @@ export function createTransactionalProducer(
   kafka: Kafka,
   settings: TransactionalProducerSettings,
 ): TransactionalProducer {
-  const create = (): Producer =>
-    kafka.producer({
-      transactionalId: settings.transactionalId,
+  return new KafkaTransactionalProducer(kafka, settings);
+}
+
+/**
+ * The next transaction is begun as soon as the last one committed, with its AddOffsetsToTxn
+ * already sent: a round then waits for three round trips, not four. The coordinator's
+ * transaction timeout runs from that request, so one left unused is aborted after a quarter
+ * of it, and the next round begins its own.
+ */
+class KafkaTransactionalProducer implements TransactionalProducer {
+  private producer: Producer;
+  private connected: Promise<void> | undefined;
+  private next: { groupId: string; transaction: Promise<Transaction>; expiry: NodeJS.Timeout } | undefined;
+  /** An unused transaction being aborted: nothing begins until it has ended. */
+  private ending: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly settings: TransactionalProducerSettings,
+  ) {
+    this.producer = this.create();
+  }
+
+  connect(): Promise<void> {
+    return (this.connected ??= this.producer.connect());
+  }
+
+  async commit(
+    records: readonly OutputRecord[],
+    offsets: readonly PartitionOffset[],
+    member: GroupMember,
+  ): Promise<void> {
+    // AddOffsetsToTxn went ahead (begin); now the offsets (to the group coordinator) alongside
+    // the outputs (AddPartitionsToTxn, then produce), then EndTxn once both have succeeded.
+    const transaction = await this.take(member.groupId);
+    try {
+      const sent = await Promise.allSettled([
+        sendOutputs(transaction, records),
+        transaction.sendOffsets({
+          consumerGroupId: member.groupId,
+          topics: byTopic(offsets),
+          consumerGroupMetadata: { generationId: member.generationId, memberId: member.memberId },
+        }),
+      ]);
+      for (const outcome of sent) if (outcome.status === 'rejected') throw outcome.reason;
+      await transaction.commit();
+    } catch (error) {
+      await this.fail(transaction, error);
+      throw error;
+    }
+    this.beginNext(member.groupId);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.endNext();
+    if (this.connected) await this.producer.disconnect();
+  }
+
+  private create(): Producer {
+    return this.kafka.producer({
+      transactionalId: this.settings.transactionalId,
       idempotent: true,
       maxInFlightRequests: 1,
-      transactionTimeout: settings.transactionTimeoutMs,
+      transactionTimeout: this.settings.transactionTimeoutMs,
       // Java-compatible murmur2 on the key: the request's key lands where Java clients put it.
       createPartitioner: Partitioners.DefaultPartitioner,
     });
-  let producer = create();
-  let connected: Promise<void> | undefined;
-  const connect = (): Promise<void> => (connected ??= producer.connect());
+  }
+
   /**
    * After a broker outage a failed abort can leave kafkajs's transaction state stuck
    * ("Cannot call beginTransaction in state ABORTING"), and a transaction that outlived its
    * timeout leaves the producer fenced: a new producer with the same transactional id starts
-   * clean.
+   * clean (its InitProducerId aborts what the old one left open).
    */
-  const replace = async (): Promise<void> => {
-    const old = producer;
-    const wasConnected = connected;
-    producer = create();
-    connected = undefined;
+  private async replace(): Promise<void> {
+    this.dropNext();
+    const old = this.producer;
+    const wasConnected = this.connected;
+    this.producer = this.create();
+    this.connected = undefined;
     if (wasConnected) await old.disconnect().catch(() => undefined);
-  };
+  }
 
-  return {
-    connect,
-    async commit(records, offsets, member) {
-      await connect();
-      const transaction = await producer.transaction().catch(async (error: unknown) => {
-        await replace();
-        throw error;
+  private async fail(transaction: Transaction, error: unknown): Promise<void> {
+    // A fenced producer can do nothing more, abort included: its successor aborts for it.
+    if (isProducerFenced(error)) await this.replace();
+    else await transaction.abort().catch(() => this.replace());
+  }
+
+  private async begin(groupId: string): Promise<Transaction> {
+    await this.connect();
+    const transaction = await this.producer.transaction().catch(async (error: unknown) => {
+      await this.replace();
+      throw error;
+    });
+    try {
+      await transaction.addOffsets({ consumerGroupId: groupId });
+    } catch (error) {
+      await this.fail(transaction, error);
+      throw error;
+    }
+    return transaction;
+  }
+
+  private beginNext(groupId: string): void {
+    if (this.closed) return;
+    const transaction = this.begin(groupId);
+    // The round that takes it sees a failure; one never taken is only dropped.
+    transaction.catch(() => undefined);
+    const expiry = setTimeout(() => void this.endNext(), this.settings.transactionTimeoutMs / 4);
+    expiry.unref();
+    this.next = { groupId, transaction, expiry };
+  }
+
+  private async take(groupId: string): Promise<Transaction> {
+    if (this.next?.groupId === groupId) {
+      const { transaction } = this.next;
+      this.dropNext();
+      return transaction;
+    }
+    await this.endNext();
+    if (this.ending) await this.ending;
+    return this.begin(groupId);
+  }
+
+  private dropNext(): void {
+    if (this.next) clearTimeout(this.next.expiry);
+    this.next = undefined;
+  }
+
+  /** Aborts the unused next transaction, if any; one that failed to begin needs nothing more. */
+  private endNext(): Promise<void> {
+    const unused = this.next?.transaction;
+    this.dropNext();
+    if (!unused) return Promise.resolve();
+    const ending = unused
+      .then(
+        (transaction) => transaction.abort().catch(() => this.replace()),
+        () => undefined,
+      )
+      .finally(() => {
+        if (this.ending === ending) this.ending = undefined;
       });
-      try {
-        // AddOffsetsToTxn first, then the offsets (to the group coordinator) alongside the
-        // outputs (AddPartitionsToTxn, then produce), then EndTxn: four sequential round trips
-        // instead of five. Both must have succeeded before EndTxn commits.
-        await transaction.addOffsets({ consumerGroupId: member.groupId });
-        const sent = await Promise.allSettled([
-          sendOutputs(transaction, records),
-          transaction.sendOffsets({
-            consumerGroupId: member.groupId,
-            topics: byTopic(offsets),
-            consumerGroupMetadata: { generationId: member.generationId, memberId: member.memberId },
-          }),
-        ]);
-        for (const outcome of sent) if (outcome.status === 'rejected') throw outcome.reason;
-        await transaction.commit();
-      } catch (error) {
-        // A fenced producer can do nothing more, abort included: its successor aborts for it.
-        if (isProducerFenced(error)) await replace();
-        else await transaction.abort().catch(replace);
-        throw error;
-      }
-    },
-    async close() {
-      if (connected) await producer.disconnect();
-    },
-  };
+    this.ending = ending;
+    return ending;
+  }
 }
 
 async function sendOutputs(transaction: Transaction, records: readonly OutputRecord[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { CompressionTypes, type Kafka, type Producer, type ProducerBatch, type Transaction } from 'kafkajs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { COMPRESS_FROM_BYTES, createTransactionalProducer } from '../../../src/consumers/commit-loop.js';
 import type { OutputRecord } from '../../../src/producers/output-records.js';
 
@@ -97,5 +97,49 @@ describe('the transactional producer', () => {
     large.answerProduce();
     await producerOn(large.kafka).commit([record(COMPRESS_FROM_BYTES)], offsets, member);
     expect(large.batches.map((b) => b.compression)).toEqual([CompressionTypes.GZIP]);
+  });
+  it('begins the next transaction, with its AddOffsetsToTxn, as soon as one commits', async () => {
+    const { kafka, log, answerProduce } = scriptedTransaction();
+    answerProduce();
+    const producer = producerOn(kafka);
+    await producer.commit([record(100)], offsets, member);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual([
+      'add offsets',
+      'produce sent',
+      'offsets sent',
+      'produce answered',
+      'commit',
+      'add offsets',
+    ]);
+    log.length = 0;
+    // The next round waits for no AddOffsetsToTxn of its own.
+    await producer.commit([record(100)], offsets, member);
+    expect(log.slice(0, 4)).toEqual(['produce sent', 'offsets sent', 'produce answered', 'commit']);
+    await producer.close();
+  });
+
+  it('aborts a next transaction left unused for a quarter of the timeout, and on close', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { kafka, log, answerProduce } = scriptedTransaction();
+      answerProduce();
+      const producer = producerOn(kafka);
+      await producer.commit([record(100)], offsets, member);
+      await vi.advanceTimersByTimeAsync(2_400);
+      expect(log).not.toContain('abort');
+      await vi.advanceTimersByTimeAsync(100);
+      expect(log.at(-1)).toBe('abort');
+      log.length = 0;
+      // Nothing was ready: this round begins its own transaction.
+      await producer.commit([record(100)], offsets, member);
+      expect(log.slice(0, 2)).toEqual(['add offsets', 'produce sent']);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(log.at(-1)).toBe('add offsets');
+      await producer.close();
+      expect(log.at(-1)).toBe('abort');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
