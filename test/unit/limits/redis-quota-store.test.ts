@@ -11,7 +11,7 @@ function fakeRedis(reply: unknown, evalshaError = new Error('NOSCRIPT No matchin
   return { redis, evalsha, evalScript };
 }
 
-const storeOn = (redis: Redis, spendCapPerHour?: number) =>
+const storeOn = (redis: Redis, spendCapPerHour?: number, now = () => 1000) =>
   createRedisQuotaStore({
     redis,
     key: 'gw:vehicle',
@@ -21,7 +21,7 @@ const storeOn = (redis: Redis, spendCapPerHour?: number) =>
     burstMs: 103.5,
     burstSpacingMs: 0.8625,
     spendCapPerHour,
-    now: () => 1000,
+    now,
   });
 
 describe('redis quota store', () => {
@@ -96,17 +96,7 @@ describe('redis quota store', () => {
       // A slot 5 ms away, estimated 0.6 ms later than its latest possible moment.
       .mockResolvedValueOnce(answer(5000, 8006))
       .mockRejectedValue(new Error('no more answers'));
-    const store = createRedisQuotaStore({
-      redis: { evalsha } as unknown as Redis,
-      key: 'gw:vehicle',
-      perWindow: 300,
-      windowMs: 1035,
-      spacingMs: 3.45,
-      burstMs: 103.5,
-      burstSpacingMs: 0.8625,
-      spendCapPerHour: undefined,
-      now: () => clock.shift() ?? Number.NaN,
-    });
+    const store = storeOn({ evalsha } as unknown as Redis, undefined, () => clock.shift() ?? Number.NaN);
     const dueAt = async (): Promise<number | undefined> => {
       const admission = await store.reserve();
       return admission.kind === 'slot' ? admission.dueAt : undefined;
