@@ -60,16 +60,16 @@ const request = {
 };
 
 describe('processRequest', () => {
-  it('gives the outcome without waiting for the paid outcome to be stored', async () => {
+  it('gives the outcome once the paid outcome is stored', async () => {
     const stored: unknown[] = [];
+    let landWrite: () => void = () => undefined;
     const idempotency = {
       claim: () =>
         Promise.resolve({
           reservation: {
-            // A store write that has not answered (Redis slow or down): the outcome goes on.
             complete: (paid: unknown) => {
               stored.push(paid);
-              return new Promise<void>(() => undefined);
+              return new Promise<void>((resolve) => (landWrite = resolve));
             },
             release: () => Promise.resolve(),
           },
@@ -77,9 +77,18 @@ describe('processRequest', () => {
       settle: () => Promise.resolve(),
     };
     const { deps } = setup(() => Promise.resolve(ok), { idempotency });
-    const outcome = await processRequest(deps, incoming(request), signals(), log);
-    expect(outcome).toMatchObject({ kind: 'result', result: { requestId: 'req-1', status: 'ok' } });
-    expect(stored).toEqual([{ paramsHash: expect.any(String) as unknown, outcome: ok }]);
+    let given = false;
+    const outcome = processRequest(deps, incoming(request), signals(), log).finally(() => (given = true));
+    await vi.waitFor(() => {
+      expect(stored).toEqual([{ paramsHash: expect.any(String) as unknown, outcome: ok }]);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(given).toBe(false);
+    landWrite();
+    await expect(outcome).resolves.toMatchObject({
+      kind: 'result',
+      result: { requestId: 'req-1', status: 'ok' },
+    });
   });
 
   it('turns a vendor outcome into a result that echoes the request', async () => {
