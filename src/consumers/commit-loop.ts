@@ -11,6 +11,7 @@ import type { OutputRecord } from '../producers/output-records.js';
 import type { DrainedPrefix } from './offset-tracker.js';
 import type { PartitionState } from './partition-state.js';
 import type { PauseControl } from './pause-control.js';
+import type { TakeWindow } from './take-window.js';
 
 /**
  * The end of a request's path: its outcome committed with its input offset. The commit loop
@@ -30,7 +31,9 @@ import type { PauseControl } from './pause-control.js';
  * failures are fatal.
  */
 export interface CommitLoopDeps {
-  settings: { partitionWindow: number; commitIntervalMs: number };
+  settings: { commitIntervalMs: number };
+  /** Whether a partition paused for its window may take again. */
+  window: Pick<TakeWindow, 'room' | 'use'>;
   /** The partitions held now. */
   partitions(): Iterable<PartitionState>;
   producer: Pick<TransactionalProducer, 'commit'>;
@@ -185,10 +188,11 @@ export class CommitLoop {
   private succeeded(taken: Taken[], startedAt: number): void {
     this.failures = 0;
     let count = 0;
+    const use = this.deps.window.use();
     for (const { state, prefix } of taken) {
       count += prefix.count;
       state.committed(prefix.nextOffset, startedAt);
-      if (state.tracker.size < this.deps.settings.partitionWindow)
+      if (this.deps.window.room(state, use) > 0)
         this.deps.pauses.resume(state.topic, state.partition, 'window');
     }
     this.deps.metrics?.committed(count);

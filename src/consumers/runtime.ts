@@ -17,6 +17,7 @@ import { EARLIEST_OFFSET, Partitions, stableCommittedOffset } from './partitions
 import { PauseControl, type PauseReason } from './pause-control.js';
 import type { ProcessDeps } from './process-request.js';
 import { SpendCapPauses } from './spend-cap-pauses.js';
+import { TakeWindow } from './take-window.js';
 import { withFetchedOffset, Worker } from './worker.js';
 
 export { isProgrammingError } from './worker.js';
@@ -35,6 +36,8 @@ export interface RuntimeSettings {
   groupId: string;
   maxInFlight: number;
   partitionWindow: number;
+  /** Uncommitted requests of every held partition together (see TakeWindow). */
+  replicaWindow: number;
   commitIntervalMs: number;
   shutdownTimeoutMs: number;
   sessionTimeoutMs: number;
@@ -92,6 +95,7 @@ export class Runtime {
   private readonly breakerPauses: BreakerPauses;
   private readonly spendCaps: SpendCapPauses;
   private readonly partitions: Partitions;
+  private readonly window: TakeWindow;
   private readonly worker: Worker;
   private readonly commits: CommitLoop;
   private readonly producer: TransactionalProducer;
@@ -132,9 +136,11 @@ export class Runtime {
       scheduler: this.scheduler,
       logger,
     });
+    this.window = new TakeWindow(settings, () => this.partitions.values());
     this.worker = this.createWorker();
     this.commits = new CommitLoop({
       settings,
+      window: this.window,
       partitions: () => this.partitions.values(),
       producer: this.producer,
       member: () => this.member,
@@ -166,7 +172,7 @@ export class Runtime {
     const { deps } = this;
     return new Worker({
       topics: deps.topics,
-      settings: deps.settings,
+      window: this.window,
       partitions: this.partitions,
       scheduler: this.scheduler,
       pauses: this.pauses,

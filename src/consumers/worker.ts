@@ -14,6 +14,7 @@ import type { KeyScheduler } from './key-scheduler.js';
 import type { PartitionState } from './partition-state.js';
 import type { Partitions } from './partitions.js';
 import type { PauseControl } from './pause-control.js';
+import type { TakeWindow } from './take-window.js';
 import {
   processRequest,
   type IncomingRequest,
@@ -27,7 +28,7 @@ import {
  */
 export interface WorkerDeps {
   topics: Pick<TopicNames, 'operationOfRequestTopic'>;
-  settings: { partitionWindow: number };
+  window: Pick<TakeWindow, 'room'>;
   partitions: Pick<Partitions, 'stateFor'>;
   scheduler: Pick<KeyScheduler, 'submit'>;
   pauses: Pick<PauseControl, 'pause'>;
@@ -78,6 +79,7 @@ export class Worker {
     // An earlier owner's transaction still holds its offsets (paused, fetched again once it
     // ends), or the batch was fetched from past the committed offset (read again from there).
     if (!state) return;
+    let room = this.deps.window.room(state);
     for (const message of batch.messages) {
       if (!payload.isRunning() || payload.isStale() || state.isRevoked() || this.deps.isStopping()) return;
       const offset = BigInt(message.offset);
@@ -85,7 +87,7 @@ export class Worker {
         payload.resolveOffset(message.offset);
         continue;
       }
-      if (state.tracker.size >= this.deps.settings.partitionWindow) {
+      if (room <= 0) {
         // Not resolved: kafkajs fetches the rest again after resume.
         this.deps.pauses.pause(topic, partition, 'window');
         return;
@@ -93,6 +95,7 @@ export class Worker {
       // Held by an open breaker (unresolved: fetched again after resume), or its one probe message.
       if (!this.deps.breakerPauses.admit(topic, partition)) return;
       state.tracker.take(message.offset);
+      room -= 1;
       state.highestTaken = offset;
       payload.resolveOffset(message.offset);
       const orderingKey = message.key ? `${state.id}\u0000${message.key.toString('latin1')}` : undefined;

@@ -84,6 +84,7 @@ export function runtimeSettings(config: Config): RuntimeSettings {
     groupId: config.KAFKA_GROUP_ID,
     maxInFlight: config.MAX_IN_FLIGHT,
     partitionWindow: config.PARTITION_WINDOW,
+    replicaWindow: config.REPLICA_WINDOW,
     commitIntervalMs: config.COMMIT_INTERVAL_MS,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,

@@ -155,6 +155,7 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
       groupId: 'g',
       maxInFlight: 16,
       partitionWindow: settings.partitionWindow ?? 100,
+      replicaWindow: 1_000,
       commitIntervalMs: 0,
       shutdownTimeoutMs: 1_000,
       sessionTimeoutMs: 6_000,

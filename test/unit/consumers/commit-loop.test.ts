@@ -9,6 +9,7 @@ import type {
   PartitionOffset,
   TransactionalProducer,
 } from '../../../src/consumers/commit-loop.js';
+import { TakeWindow } from '../../../src/consumers/take-window.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -62,7 +63,8 @@ function setup(partitionWindow = 10) {
   /** The group's committed offsets as a stable read answers them; undefined = unstable. */
   const groupOffsets = new Map<number, string | undefined>();
   const loop = new CommitLoop({
-    settings: { partitionWindow, commitIntervalMs: 1000 },
+    settings: { commitIntervalMs: 1000 },
+    window: new TakeWindow({ partitionWindow, replicaWindow: 1_000_000 }, () => [state, other]),
     partitions: () => [state, other].filter((s) => !s.isRevoked()),
     producer,
     member: () => member.current,

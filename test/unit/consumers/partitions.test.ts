@@ -4,6 +4,7 @@ import { CommitLoop, type PartitionOffset } from '../../../src/consumers/commit-
 import { KeyScheduler } from '../../../src/consumers/key-scheduler.js';
 import { Partitions } from '../../../src/consumers/partitions.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
+import { TakeWindow } from '../../../src/consumers/take-window.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -85,7 +86,8 @@ function setup(committed: Record<number, string> = {}, unstableReads = 0, low = 
   const commits: PartitionOffset[][] = [];
   let release: () => void = () => undefined;
   const loop = new CommitLoop({
-    settings: { partitionWindow: 10, commitIntervalMs: 1000 },
+    settings: { commitIntervalMs: 1000 },
+    window: new TakeWindow({ partitionWindow: 10, replicaWindow: 1_000_000 }, () => partitions.values()),
     partitions: () => partitions.values(),
     producer: {
       commit: (_records, offsets) =>

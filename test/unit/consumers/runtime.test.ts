@@ -137,6 +137,7 @@ function setup(log: string[]) {
       groupId: 'g',
       maxInFlight: 4,
       partitionWindow: 10,
+      replicaWindow: 1_000,
       commitIntervalMs: 60_000,
       shutdownTimeoutMs: 1_000,
       sessionTimeoutMs: 6_000,

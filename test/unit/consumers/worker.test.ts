@@ -10,6 +10,7 @@ import { Worker, type BatchPayload } from '../../../src/consumers/worker.js';
 import { topicNames } from '../../../src/contract/operations.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 import { fakeProcessDeps } from '../../helpers/fake-process-deps.js';
+import { TakeWindow } from '../../../src/consumers/take-window.js';
 
 const topics = topicNames('t');
 const TOPIC = topics.request('lawsuits-summary');
@@ -38,7 +39,7 @@ function batch(messages: KafkaMessage[]) {
 /** Nothing here may be reached by the unreadable messages these tests send. */
 const processDeps = (): ProcessDeps => fakeProcessDeps(now);
 
-function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>) {
+function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>, replicaWindow = 1_000_000) {
   const state = new PartitionState(TOPIC, 0, 'lawsuits-summary');
   state.highestTaken = 9n;
   const fetching = { paused: 0, resumed: 0 };
@@ -47,9 +48,10 @@ function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>)
     resume: () => (fetching.resumed += 1),
   });
   const outcome = vi.fn();
+  const window = new TakeWindow({ partitionWindow, replicaWindow }, () => [state]);
   const worker = new Worker({
     topics,
-    settings: { partitionWindow },
+    window,
     partitions: { stateFor: () => Promise.resolve(state) },
     scheduler,
     pauses,
@@ -61,7 +63,8 @@ function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>)
     isStopping: () => false,
   });
   const loop = new CommitLoop({
-    settings: { partitionWindow, commitIntervalMs: 1000 },
+    settings: { commitIntervalMs: 1000 },
+    window,
     partitions: () => [state],
     producer: { commit: () => Promise.resolve() },
     member: () => ({ groupId: 'g', generationId: 1, memberId: 'm' }),
@@ -86,27 +89,33 @@ function heldScheduler() {
 }
 
 describe('Worker', () => {
-  it('pauses a partition whose window is full, leaving the rest unresolved, and resumes it once drained', async () => {
-    const scheduler = heldScheduler();
-    const { worker, state, pauses, fetching, loop } = setup(2, scheduler);
-    const { payload, resolved } = batch([message(10, 'a'), message(11, 'b'), message(12, 'a')]);
+  it.each([
+    { full: 'its own window', partitionWindow: 2, replicaWindow: 1_000_000 },
+    { full: "the replica's window", partitionWindow: 10, replicaWindow: 2 },
+  ])(
+    'pauses a partition once $full is full, leaving the rest unresolved, and resumes it once drained',
+    async ({ partitionWindow, replicaWindow }) => {
+      const scheduler = heldScheduler();
+      const { worker, state, pauses, fetching, loop } = setup(partitionWindow, scheduler, replicaWindow);
+      const { payload, resolved } = batch([message(10, 'a'), message(11, 'b'), message(12, 'a')]);
 
-    await worker.takeBatch(payload);
+      await worker.takeBatch(payload);
 
-    expect(resolved).toEqual(['10', '11']);
-    expect(scheduler.submitted).toHaveLength(2);
-    expect(pauses.isPausedFor(TOPIC, 0, 'window')).toBe(true);
-    expect(fetching).toEqual({ paused: 1, resumed: 0 });
+      expect(resolved).toEqual(['10', '11']);
+      expect(scheduler.submitted).toHaveLength(2);
+      expect(pauses.isPausedFor(TOPIC, 0, 'window')).toBe(true);
+      expect(fetching).toEqual({ paused: 1, resumed: 0 });
 
-    await loop.commitRound();
-    expect(fetching.resumed).toBe(0);
+      await loop.commitRound();
+      expect(fetching.resumed).toBe(0);
 
-    for (const task of scheduler.submitted) await task.run();
-    await loop.commitRound();
-    expect(state.tracker.size).toBe(0);
-    expect(pauses.isPausedFor(TOPIC, 0, 'window')).toBe(false);
-    expect(fetching).toEqual({ paused: 1, resumed: 1 });
-  });
+      for (const task of scheduler.submitted) await task.run();
+      await loop.commitRound();
+      expect(state.tracker.size).toBe(0);
+      expect(pauses.isPausedFor(TOPIC, 0, 'window')).toBe(false);
+      expect(fetching).toEqual({ paused: 1, resumed: 1 });
+    },
+  );
 
   it('skips messages at or below the last taken offset and schedules the others by partition and key', async () => {
     const scheduler = heldScheduler();

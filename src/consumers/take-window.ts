@@ -1,0 +1,50 @@
+import type { PartitionState } from './partition-state.js';
+
+export interface TakeWindowSettings {
+  /** PARTITION_WINDOW: uncommitted requests one partition may hold. */
+  partitionWindow: number;
+  /** REPLICA_WINDOW: uncommitted requests all of this replica's partitions may hold together. */
+  replicaWindow: number;
+}
+
+/** What every held partition has taken and not yet committed. */
+export interface WindowUse {
+  total: number;
+  partitions: number;
+}
+
+/**
+ * How many more requests a partition may take before it is paused. Each taken request holds
+ * about 1 KiB of heap until its commit, so a per-partition window alone lets memory grow with
+ * the partition count: 256 partitions with a window of 2000 took a whole 50k backlog at once.
+ *
+ * A partition may take up to its own window while the replica holds less than its window;
+ * once the replica is full, a partition may still take up to its fair share of the replica's
+ * window (the replica's window over the partitions held). So no partition starves behind others
+ * that took first, one busy partition among idle ones may use the whole replica window, and the
+ * replica holds at most twice its window whatever its partition count.
+ */
+export class TakeWindow {
+  constructor(
+    private readonly settings: TakeWindowSettings,
+    private readonly partitions: () => Iterable<PartitionState>,
+  ) {}
+
+  use(): WindowUse {
+    let total = 0;
+    let partitions = 0;
+    for (const state of this.partitions()) {
+      total += state.tracker.size;
+      partitions += 1;
+    }
+    return { total, partitions };
+  }
+
+  /** How many more requests `state` may take now (0: pause it). */
+  room(state: PartitionState, use: WindowUse = this.use()): number {
+    const { partitionWindow, replicaWindow } = this.settings;
+    const own = state.tracker.size;
+    const share = Math.ceil(replicaWindow / Math.max(1, use.partitions));
+    return Math.max(0, Math.min(partitionWindow - own, Math.max(replicaWindow - use.total, share - own)));
+  }
+}

@@ -1,0 +1,91 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PartitionState } from '../../../src/consumers/partition-state.js';
+import { TakeWindow } from '../../../src/consumers/take-window.js';
+
+function held(count: number): PartitionState[] {
+  return Array.from({ length: count }, (_, p) => new PartitionState('requests', p, 'lawsuits-summary'));
+}
+
+/** Next offset to take, and oldest offset not yet committed, of each partition. */
+const offsets = new WeakMap<PartitionState, { next: number; head: number }>();
+
+function take(state: PartitionState, count: number): void {
+  const at = offsets.get(state) ?? { next: 0, head: 0 };
+  offsets.set(state, at);
+  for (let i = 0; i < count; i += 1) state.tracker.take(String(at.next++));
+}
+
+/** Completes and commits the oldest `count` requests the partition holds. */
+function commit(state: PartitionState, count: number): void {
+  const at = offsets.get(state) ?? { next: 0, head: 0 };
+  for (let i = 0; i < count; i += 1) state.tracker.complete(String(at.head++), []);
+  state.tracker.drain();
+}
+
+/** Takes what `room` allows, as the worker does with one batch. */
+function takeBatch(window: TakeWindow, state: PartitionState, offered: number): number {
+  const taken = Math.min(offered, window.room(state));
+  take(state, taken);
+  return taken;
+}
+
+describe('TakeWindow', () => {
+  it("lets a partition take up to its own window while the replica's has room", () => {
+    const states = held(2);
+    const [a] = states as [PartitionState];
+    const window = new TakeWindow({ partitionWindow: 50, replicaWindow: 1000 }, () => states);
+    expect(window.room(a)).toBe(50);
+    take(a, 30);
+    expect(window.room(a)).toBe(20);
+    take(a, 20);
+    expect(window.room(a)).toBe(0);
+  });
+
+  it('lets one busy partition among idle ones use the whole replica window', () => {
+    const states = held(100);
+    const [busy] = states as [PartitionState];
+    const window = new TakeWindow({ partitionWindow: 2000, replicaWindow: 500 }, () => states);
+    expect(takeBatch(window, busy, 10_000)).toBe(500);
+    expect(window.room(busy)).toBe(0);
+  });
+
+  it('once the replica is full, still lets a partition take up to its fair share, and no more', () => {
+    const states = held(4);
+    const [first, second, third] = states as [PartitionState, PartitionState, PartitionState];
+    const window = new TakeWindow({ partitionWindow: 2000, replicaWindow: 100 }, () => states);
+    expect(takeBatch(window, first, 1000)).toBe(100);
+    // Share: 100 over 4 partitions.
+    expect(takeBatch(window, second, 1000)).toBe(25);
+    take(third, 10);
+    expect(window.room(third)).toBe(15);
+    expect(window.room(first)).toBe(0);
+  });
+
+  it('never starves a partition, and the replica never holds more than twice its window', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 1, max: 3000 }),
+        fc.integer({ min: 1, max: 5000 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 500 }), fc.nat()), { maxLength: 400 }),
+        (partitions, partitionWindow, replicaWindow, steps) => {
+          const states = held(partitions);
+          const window = new TakeWindow({ partitionWindow, replicaWindow }, () => states);
+          const share = Math.min(partitionWindow, Math.ceil(replicaWindow / partitions));
+          for (const [which, offered, committed] of steps) {
+            const state = states[which % partitions] as PartitionState;
+            commit(state, committed % (state.tracker.size + 1));
+            takeBatch(window, state, offered);
+            const { total } = window.use();
+            expect(total).toBeLessThanOrEqual(2 * replicaWindow + partitions);
+            expect(state.tracker.size).toBeLessThanOrEqual(partitionWindow);
+            // A partition under its share may always take.
+            for (const other of states)
+              if (other.tracker.size < share) expect(window.room(other)).toBeGreaterThan(0);
+          }
+        },
+      ),
+    );
+  });
+});
