@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { statCpuSeconds, statusMiB } from './proc.js';
 
@@ -12,8 +12,36 @@ export interface Started {
 }
 
 /**
- * Starts a TypeScript entry point as ONE node process (`node --import tsx`, not the tsx CLI,
- * which forks a second process), so /proc/<pid> measures exactly the work under test.
+ * The processes measured run what the image runs (Dockerfile): JavaScript compiled by tsc,
+ * with the image's node flags, and no TypeScript loader in the process. Under `--import tsx`
+ * the loader's hooks thread (a second V8 isolate) and the transformed sources added to every
+ * process's memory and start-up. BENCH_FROM_SOURCE=1 runs the TypeScript through tsx instead.
+ */
+export const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === '1';
+
+/** Compiles src and the baseline into dist/ (tsconfig.bench.json); nothing to do from source. */
+export function buildForBench(): void {
+  if (FROM_SOURCE) return;
+  execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(ROOT, 'tsconfig.bench.json')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  // What `npm run build` copies beside the compiled console.
+  for (const dir of ['views', 'assets'])
+    cpSync(join(ROOT, 'src', 'console', dir), join(ROOT, 'dist', 'src', 'console', dir), { recursive: true });
+}
+
+/** The node arguments that run a TypeScript entry point: its compiled file, or the source through tsx. */
+export function nodeArgs(entry: readonly string[]): string[] {
+  const [file = '', ...rest] = entry;
+  return FROM_SOURCE
+    ? ['--import', 'tsx', file, ...rest]
+    : ['--enable-source-maps', join(ROOT, 'dist', file.replace(/\.ts$/, '.js')), ...rest];
+}
+
+/**
+ * Starts an entry point as ONE node process (not the tsx CLI, which forks a second process),
+ * so /proc/<pid> measures exactly the work under test.
  */
 export function startNode(
   entry: string[],
@@ -21,7 +49,7 @@ export function startNode(
   readyText: string,
   timeoutMs = 60_000,
 ): Promise<Started> {
-  const child = spawn(NODE, ['--disable-warning=TimeoutNegativeWarning', '--import', 'tsx', ...entry], {
+  const child = spawn(NODE, ['--disable-warning=TimeoutNegativeWarning', ...nodeArgs(entry)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

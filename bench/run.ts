@@ -15,7 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { measure, stackPids } from './measure.js';
-import { ROOT } from './processes.js';
+import { buildForBench, FROM_SOURCE, ROOT } from './processes.js';
 import { chart, summary, type ScenarioReport } from './report.js';
 import { BROKERS, chosenIds, ratios, round, type Scenario } from './scenario.js';
 import { instantVendor } from './scenarios/a-instant-vendor.js';
@@ -56,6 +56,7 @@ const PARTIAL_RUN_SETTINGS = [
   'BENCH_BACKLOG_SMALL',
   'BENCH_BACKLOG_LARGE',
   'BENCH_BACKLOG_CAP_SECONDS',
+  'BENCH_FROM_SOURCE',
 ];
 
 async function main(): Promise<void> {
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
       env: { ...process.env, STACK_JVM_OPTS: FULL_JIT_JVM_OPTS, KAFKA_HEAP: BENCH_KAFKA_HEAP },
     });
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
+  buildForBench();
   const kafka = new Kafka({ clientId: 'bench', brokers: BROKERS.split(','), logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
@@ -73,6 +75,9 @@ async function main(): Promise<void> {
     measuredAt: new Date().toISOString(),
     machine: machine(),
     broker: brokerJvm(),
+    processes: FROM_SOURCE
+      ? 'TypeScript through tsx (BENCH_FROM_SOURCE=1)'
+      : 'compiled JavaScript (dist/, tsc), as the image runs it: node --enable-source-maps --max-semi-space-size=8',
   };
   if ((report.broker as { jit: string }).jit.startsWith('C1'))
     console.warn(
