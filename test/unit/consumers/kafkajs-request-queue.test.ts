@@ -38,14 +38,14 @@ function queue(enforceRequestTimeout = false, isConnected = () => true, requestT
   });
 }
 
-describe('kafkajs request queue after stopIdleRequestQueueLoop', () => {
-  beforeAll(() => {
-    stopIdleRequestQueueLoop();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+beforeAll(() => {
+  stopIdleRequestQueueLoop();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
+describe('kafkajs request queue after stopIdleRequestQueueLoop', () => {
   it('arms no timer when nothing is pending and nothing throttled', () => {
     const q = queue();
     q.scheduleCheckPendingRequests();
@@ -90,13 +90,6 @@ function request(q: Queue, correlationId: number, requestTimeout: number) {
 }
 
 describe('kafkajs request-timeout check after stopIdleRequestQueueLoop', () => {
-  beforeAll(() => {
-    stopIdleRequestQueueLoop();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it('arms no timer on a connection with nothing in flight', () => {
     const q = queue(true);
     q.scheduleRequestTimeoutCheck();

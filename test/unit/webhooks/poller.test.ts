@@ -4,6 +4,17 @@ import type { PendingStore } from '../../../src/webhooks/pending-store.js';
 import { createPoller, wakingStore, type Poller } from '../../../src/webhooks/poller.js';
 import { pendingSearch, silent } from './helpers.js';
 
+/** The poller's settings every test here shares: a 1 s first poll, 10 s idle, one at a time. */
+const TIMING = {
+  intervalMs: 1_000,
+  idleMs: 10_000,
+  batchSize: 2,
+  leaseMs: 60_000,
+  concurrency: 1,
+  now: () => Date.now(),
+  logger: silent,
+};
+
 /** A poller on a memory store under fake timers, recording when it scanned and what it took. */
 function setup(): { store: PendingStore; poller: Poller; scans: number[]; settled: string[] } {
   const memory = memoryPendingStore(() => Date.now());
@@ -22,13 +33,7 @@ function setup(): { store: PendingStore; poller: Poller; scans: number[]; settle
       settled.push(requestId);
       return memory.finish(requestId, 's-1', 1_000).then(() => ({ kind: 'busy' }) as const);
     },
-    intervalMs: 1_000,
-    idleMs: 10_000,
-    batchSize: 2,
-    leaseMs: 60_000,
-    concurrency: 1,
-    now: () => Date.now(),
-    logger: silent,
+    ...TIMING,
   });
   // What this process writes wakes its poller (the tracker wires it the same way).
   const store = wakingStore(memory, (at) => {
@@ -101,13 +106,7 @@ describe('vehicle search poller', () => {
         await store.reschedule(pendingSearch({ polls: 1 }), Date.now() + 1_500);
         return { kind: 'busy' };
       },
-      intervalMs: 1_000,
-      idleMs: 10_000,
-      batchSize: 2,
-      leaseMs: 60_000,
-      concurrency: 1,
-      now: () => Date.now(),
-      logger: silent,
+      ...TIMING,
     });
     // A nextDue read that missed the write must not lose the wake.
     const blind: PendingStore = memory;
