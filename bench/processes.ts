@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { statCpuSeconds, statusMiB } from './proc.js';
 
@@ -26,9 +26,8 @@ export function buildForBench(): void {
     cwd: ROOT,
     stdio: 'inherit',
   });
-  // What `npm run build` copies beside the compiled console.
-  for (const dir of ['views', 'assets'])
-    cpSync(join(ROOT, 'src', 'console', dir), join(ROOT, 'dist', 'src', 'console', dir), { recursive: true });
+  // The console's files beside its compiled code, as `npm run build` puts them.
+  execFileSync('npm', ['run', '--silent', 'build:assets'], { cwd: ROOT, stdio: 'inherit' });
 }
 
 /** The node arguments that run a TypeScript entry point: its compiled file, or the source through tsx. */

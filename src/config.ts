@@ -89,7 +89,7 @@ const envSchema = z.object({
   VENDOR_LIMITS: limitsJson,
   MAX_IN_FLIGHT: int(1, 500),
   PARTITION_WINDOW: int(1, 1000),
-  /** Uncommitted requests of all the replica's partitions together; memory stays bounded at any partition count. */
+  /** Uncommitted requests of all the replica's partitions together: what is held stays bounded at any partition count. */
   REPLICA_WINDOW: int(1, 5000),
   /** Old-generation growth past the live heap before a full collection; 0: V8's own (up to 300%). */
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(300).default(50),

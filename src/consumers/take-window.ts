@@ -22,7 +22,8 @@ export interface WindowUse {
  * once the replica is full, a partition may still take up to its fair share of the replica's
  * window (the replica's window over the partitions held). So no partition starves behind others
  * that took first, one busy partition among idle ones may use the whole replica window, and the
- * replica holds at most twice its window whatever its partition count.
+ * replica holds at most twice its window whatever its partition count (plus one request per
+ * partition: the share is rounded up).
  */
 export class TakeWindow {
   constructor(
