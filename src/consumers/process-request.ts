@@ -16,8 +16,20 @@ import type { HandlerOutcome } from '../handlers/types.js';
 import type { RequestLogger } from '../observability/logger.js';
 import { rawRequest } from '../producers/dead-letter-record.js';
 import { errorEnvelope, resultEnvelope } from '../producers/output-records.js';
-import { paramsHash, type IdempotencyStore, type PaidOutcome, type Reservation } from './idempotency.js';
-import { callWithRetries, RetriesExhausted, type CallDeps, type RequestSignals } from './vendor-call.js';
+import {
+  paramsHash,
+  type Claim,
+  type IdempotencyStore,
+  type PaidOutcome,
+  type Reservation,
+} from './idempotency.js';
+import {
+  callWithRetries,
+  NotStarted,
+  RetriesExhausted,
+  type CallDeps,
+  type RequestSignals,
+} from './vendor-call.js';
 
 export type { RequestSignals } from './vendor-call.js';
 
@@ -65,12 +77,29 @@ export async function processRequest<O extends Operation>(
     hash: paramsHash(params),
     receivedAt,
   };
-  // A failing store (Redis down) throws to the runtime, which tries the message again in
-  // place: an infrastructure fault must not turn requests into dead letters.
-  const slot = await reserveOrReuse(deps, incoming.operation, envelope.requestId, signal);
+  // The first claim runs while the call waits for its limiter slot, and the call starts only
+  // once the claim is a reservation: a round trip to Redis less before every vendor call.
+  const claim = deps.idempotency.claim(incoming.operation, envelope.requestId);
+  try {
+    return await payAndStore(request, reservationOf(claim), signals, log);
+  } catch (error) {
+    if (!(error instanceof NotStarted)) throw error;
+  }
+  // Not a reservation. A failing store (Redis down) throws to the runtime, which tries the
+  // message again in place: an infrastructure fault must not turn requests into dead letters.
+  const slot = (await claim) ?? (await reserveOrReuse(deps, incoming.operation, envelope.requestId, signal));
   if (slot === 'aborted') return { kind: 'aborted' };
   if ('paid' in slot) return reusePaid(request, slot.paid, log);
-  return payAndStore(request, slot.reservation, signals, log);
+  return payAndStore(request, Promise.resolve(slot.reservation), signals, log);
+}
+
+const NOT_RESERVED = new Error('requestId not reserved');
+
+/** The claim's reservation; rejects when the claim is anything else. */
+function reservationOf(claim: Promise<Claim>): Promise<Reservation> {
+  return claim.then((claimed) =>
+    claimed && 'reservation' in claimed ? claimed.reservation : Promise.reject(NOT_RESERVED),
+  );
 }
 
 /** A request that passed every check, on its way to a vendor call or a reused outcome. */
@@ -102,10 +131,13 @@ function reusePaid<O extends Operation>(
   };
 }
 
-/** Calls the vendor under the reservation and stores the paid outcome for later copies. */
+/**
+ * Calls the vendor once the reservation is held, and stores the paid outcome for later copies.
+ * Throws NotStarted, having called nothing, when there is no reservation.
+ */
 async function payAndStore<O extends Operation>(
   { deps, incoming, envelope, params, hash, receivedAt }: CheckedRequest<O>,
-  reservation: Reservation,
+  reservation: Promise<Reservation>,
   signals: RequestSignals,
   log: RequestLogger,
 ): Promise<ProcessOutcome> {
@@ -117,9 +149,14 @@ async function payAndStore<O extends Operation>(
       correlation: incoming.correlation,
       origin: incoming.origin,
     };
-    call = await callWithRetries(deps, incoming.operation, context, params, signals, log);
+    call = await callWithRetries(deps, incoming.operation, context, params, signals, log, reservation);
   } catch (error) {
-    await reservation.release();
+    if (error instanceof NotStarted) throw error;
+    // Held once the claim answers, whether or not a call started (an abort in the queue).
+    await reservation.then(
+      (held) => held.release(),
+      () => undefined,
+    );
     if (signals.signal.aborted) return { kind: 'aborted' };
     const failure = error instanceof RetriesExhausted ? error : new RetriesExhausted(toAppError(error), 0);
     return deadLetter(deps, incoming, envelope, failure.error, failure.attempts, envelope.requestId);
@@ -129,7 +166,7 @@ async function payAndStore<O extends Operation>(
   // request in (a) (instant vendor, in turns over 8 pairs of runs), for reasons not found.
   // Never throws: a failed write keeps the reservation (copies elsewhere wait) and is retried;
   // copies here are answered from memory meanwhile.
-  await reservation.complete({ paramsHash: hash, outcome: call.outcome });
+  await (await reservation).complete({ paramsHash: hash, outcome: call.outcome });
   return {
     kind: 'result',
     result: toResult(deps, incoming, envelope, params, call.outcome, call.attempts, receivedAt),

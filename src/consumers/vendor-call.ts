@@ -32,6 +32,13 @@ export interface RequestSignals {
   callSignal: AbortSignal;
 }
 
+/** The call never started: the `ready` given to callWithRetries rejected (with `reason`). */
+export class NotStarted extends Error {
+  constructor(readonly reason: unknown) {
+    super('vendor call not started', { cause: reason });
+  }
+}
+
 export class RetriesExhausted extends Error {
   constructor(
     readonly error: AppError,
@@ -58,31 +65,52 @@ export async function callWithRetries<O extends Operation>(
   params: ParamsOf<O>,
   { signal, callSignal }: RequestSignals,
   log: RequestLogger,
+  /**
+   * When given, no call starts before it resolves: it runs while the call waits for its limiter
+   * slot (the idempotency claim). If it rejects, this throws NotStarted and nothing was called.
+   */
+  ready?: Promise<unknown>,
 ): Promise<{ outcome: HandlerOutcome; attempts: number }> {
   const handler: Handler<O> = deps.handlers[operation];
   const limiter = deps.limiterFor(operation);
   const breaker = deps.breakerFor(operation);
   const call: Call<O> = { deps, operation, breaker, limiter, signal, log };
+  const gate = ready?.then(
+    () => undefined,
+    (reason: unknown) => {
+      throw new NotStarted(reason);
+    },
+  );
+  // Awaited below, or left behind by an earlier failure: never an unhandled rejection.
+  gate?.catch(() => undefined);
   // Work of the request's own, such as a selfie download, runs once and outside the limiter
-  // and the breaker: it is not a vendor call. Its failure is the request's dead letter.
+  // and the breaker: it is not a vendor call. Its failure is the request's dead letter. It
+  // waits for `ready`, as does a breaker that is not closed: neither is held for a request
+  // that will not call.
+  if (gate && (handler.prepare || breaker.state !== 'closed')) await gate;
   const input = handler.prepare ? await handler.prepare(params, signal) : params;
+  const run = (): Promise<HandlerOutcome> => handler(input, { ...context, signal: callSignal });
   let attempts = 0;
   let budgetSpentMs = 0;
   for (;;) {
     // Time waiting for an open breaker is not charged to the retry budget: an outage pauses
     // requests instead of draining them into the errors topic.
     await breaker.acquire(signal);
+    // Half-open lets one caller through: this one, the probe.
+    const probe = breaker.state === 'half-open';
     const started = Date.now();
     attempts += 1;
     try {
       // The limiter's signal ends only the wait for a slot; once started, only callSignal stops
-      // the call.
-      const outcome = await limiter.schedule(() => handler(input, { ...context, signal: callSignal }), {
-        signal,
-      });
+      // the call. The limiter waits for the gate before it starts the call; so does the call.
+      const outcome = await limiter.schedule(gate ? () => gate.then(run) : run, { signal, ready: gate });
       breaker.recordSuccess();
       return { outcome, attempts };
     } catch (thrown) {
+      if (thrown instanceof NotStarted) {
+        if (probe) breaker.release();
+        throw thrown;
+      }
       budgetSpentMs += Date.now() - started;
       const delayMs = retryDelay(call, thrown, attempts, budgetSpentMs);
       await deps.sleep(delayMs, signal);

@@ -5,7 +5,7 @@ import { JobBatcher } from './job-batcher.js';
 import { QuotaAcquirer } from './quota-acquirer.js';
 import type { QuotaStore } from './quota-store.js';
 import { createSleeper } from './sleeper.js';
-import type { OperationLimiter, OperationLimitSettings } from './types.js';
+import type { OperationLimiter, OperationLimitSettings, ScheduleOptions } from './types.js';
 
 export interface OperationLimiterDeps {
   operation: Operation;
@@ -44,7 +44,7 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
   return {
     schedule(fn, options = {}) {
       if (closed) return Promise.reject(new LimiterClosedError());
-      return schedule(parts, fn, options.signal);
+      return schedule(parts, fn, options);
     },
     backoff(ms) {
       if (!Number.isFinite(ms) || ms <= 0) return;
@@ -71,8 +71,11 @@ interface Parts {
   counts: { queued: number; running: number };
 }
 
-/** One call: queued in the batcher, then a quota slot, then fn; or an abort, failure or close first. */
-function schedule<T>(parts: Parts, fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+/**
+ * One call: queued in the batcher, then a quota slot (and `ready`), then fn; or an abort, a
+ * failure of `ready` or close first.
+ */
+function schedule<T>(parts: Parts, fn: () => Promise<T>, { signal, ready }: ScheduleOptions): Promise<T> {
   const { quota, batcher, counts } = parts;
   if (signal?.aborted) return Promise.reject(abortError(signal));
   counts.queued += 1;
@@ -93,10 +96,12 @@ function schedule<T>(parts: Parts, fn: () => Promise<T>, signal: AbortSignal | u
       if (signal) fail(abortError(signal));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    // Ends the waiting at once; a job already past the queue gives its slot back (acquire).
+    ready?.catch(fail);
 
     const job = async (): Promise<void> => {
       if (!waiting) return;
-      const token = await quota.acquire(signal).catch((error: unknown) => {
+      const token = await quota.acquire(signal, ready).catch((error: unknown) => {
         fail(error);
       });
       if (token === undefined) return;

@@ -52,8 +52,11 @@ export class QuotaAcquirer {
 
   constructor(private readonly deps: QuotaAcquirerDeps) {}
 
-  /** Waits until the quota lets one call start; returns the slot taken. */
-  async acquire(signal: AbortSignal | undefined): Promise<SlotToken> {
+  /**
+   * Waits until the quota lets one call start, and for `ready`; returns the slot taken. A call
+   * whose `ready` came after the slot's tolerance takes a new slot, as a late wake-up does.
+   */
+  async acquire(signal: AbortSignal | undefined, ready?: Promise<unknown>): Promise<SlotToken> {
     const { now, sleeper } = this.deps;
     const lateRetries = { count: 0 };
     for (;;) {
@@ -76,6 +79,7 @@ export class QuotaAcquirer {
       const due = admission.dueAt ?? answered + admission.waitMs;
       try {
         await this.sleepToSlot(due, signal);
+        if (ready) await ready;
         // Every slot counts in the window of the calls after it, a free one included: a call
         // starting late would crowd the window of a later one.
         if (!this.canStart(due, lateRetries)) {

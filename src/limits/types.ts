@@ -25,13 +25,20 @@ export interface LimiterDeps {
   rateMargin?: number;
 }
 
+export interface ScheduleOptions {
+  signal?: AbortSignal | undefined;
+  ready?: Promise<unknown> | undefined;
+}
+
 export interface OperationLimiter {
   /**
    * Runs fn when the local concurrency slot and the (shared) quota allow it. Rejects with the
    * original error of fn. Honors signal: a queued job aborted before it starts rejects with an
-   * AbortError and consumes no quota.
+   * AbortError and consumes no quota. `ready`, when given, must resolve before fn starts: the
+   * job waits in the queue and for its slot meanwhile, and a rejection ends it as an abort does
+   * (with that reason; a slot already taken is given back).
    */
-  schedule<T>(fn: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
+  schedule<T>(fn: () => Promise<T>, options?: ScheduleOptions): Promise<T>;
   /** The vendor answered 429: stop starting calls for this operation for `ms` (Retry-After), across replicas when shared. */
   backoff(ms: number): void;
   /**

@@ -1,12 +1,18 @@
 import { describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
-import { memoryIdempotencyStore } from '../../../src/consumers/idempotency.js';
+import {
+  memoryIdempotencyStore,
+  type Claim,
+  type IdempotencyStore,
+  type Reservation,
+} from '../../../src/consumers/idempotency.js';
 import { processRequest, type ProcessDeps } from '../../../src/consumers/process-request.js';
 import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
 import { AppError } from '../../../src/errors.js';
 import type { ParamsOf } from '../../../src/contract/params.js';
 import type { Handler, HandlerOutcome, Handlers } from '../../../src/handlers/types.js';
+import type { ScheduleLimiter } from '../../../src/limits/types.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 
 const log = pino({ level: 'silent' });
@@ -276,5 +282,141 @@ describe('processRequest', () => {
     const outcome = await processRequest(deps, incoming(request), signals(revoked.signal), log);
     expect(outcome).toEqual({ kind: 'aborted' });
     expect(handler).not.toHaveBeenCalled();
+  });
+
+  describe('the claim runs while the call waits for its slot', () => {
+    /** A claim answered when the test says, and the reservation it may give. */
+    function pendingClaim() {
+      let answer: (claim: Claim) => void = () => undefined;
+      let fail: (error: Error) => void = () => undefined;
+      const released = vi.fn(() => Promise.resolve());
+      const completed = vi.fn(() => Promise.resolve());
+      const reservation: Reservation = { complete: completed, release: released };
+      const claims = vi.fn(
+        () =>
+          new Promise<Claim>((resolve, reject) => {
+            answer = resolve;
+            fail = reject;
+          }),
+      );
+      const idempotency: IdempotencyStore = { claim: claims, settle: () => Promise.resolve() };
+      return {
+        idempotency,
+        claims,
+        reservation,
+        released,
+        completed,
+        answer: (claim: Claim) => {
+          answer(claim);
+        },
+        fail: (error: Error) => {
+          fail(error);
+        },
+      };
+    }
+
+    /** A limiter that starts fn once `ready` resolves, and records what it was asked. */
+    function readyLimiter() {
+      const asked: { ready: Promise<unknown> | undefined }[] = [];
+      const limiter: ScheduleLimiter = {
+        schedule: async (fn, options) => {
+          asked.push({ ready: options?.ready });
+          await options?.ready;
+          return fn();
+        },
+        backoff: () => undefined,
+      };
+      return { limiter, asked };
+    }
+
+    /** A request whose call has asked the limiter for a slot while its claim is unanswered. */
+    async function waitingForClaim() {
+      const claim = pendingClaim();
+      const { limiter, asked } = readyLimiter();
+      const handler = vi.fn(() => Promise.resolve(ok));
+      const { deps } = setup(handler, { idempotency: claim.idempotency, limiterFor: () => limiter });
+      const pending = processRequest(deps, incoming(request), signals(), log);
+      await vi.waitFor(() => {
+        expect(asked).toHaveLength(1);
+      });
+      return { claim, asked, handler, pending };
+    }
+
+    it('asks for a slot before the claim answers, and calls only once it is a reservation', async () => {
+      const { claim, asked, handler, pending } = await waitingForClaim();
+      expect(asked[0]?.ready).toBeInstanceOf(Promise);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(handler).not.toHaveBeenCalled();
+      claim.answer({ reservation: claim.reservation });
+      await expect(pending).resolves.toMatchObject({ kind: 'result', result: { attempts: 1 } });
+      expect(handler).toHaveBeenCalledTimes(1);
+      expect(claim.completed).toHaveBeenCalledTimes(1);
+    });
+
+    it('reuses an outcome already paid without calling, though it had asked for a slot', async () => {
+      const { claim, handler, pending } = await waitingForClaim();
+      claim.answer({ paid: { paramsHash: null, outcome: ok } });
+      await expect(pending).resolves.toMatchObject({
+        kind: 'result',
+        result: { attempts: 0, response: ok.response },
+      });
+      expect(handler).not.toHaveBeenCalled();
+    });
+
+    it('throws a failing store to the runtime instead of dead-lettering, and calls nothing', async () => {
+      const claim = pendingClaim();
+      const handler = vi.fn(() => Promise.resolve(ok));
+      const { deps } = setup(handler, { idempotency: claim.idempotency });
+      const pending = processRequest(deps, incoming(request), signals(), log);
+      await vi.waitFor(() => {
+        expect(claim.claims).toHaveBeenCalledTimes(1);
+      });
+      claim.fail(new Error('redis down'));
+      await expect(pending).rejects.toThrow('redis down');
+      expect(handler).not.toHaveBeenCalled();
+    });
+
+    it('gives back a reservation that answers after the wait for a slot was aborted', async () => {
+      const claim = pendingClaim();
+      const revoked = new AbortController();
+      const limiter: ScheduleLimiter = {
+        // Waits for its slot until the request's wait is aborted.
+        schedule: (_fn, options) =>
+          new Promise((_resolve, reject) => {
+            options?.signal?.addEventListener('abort', () => {
+              reject(new Error('aborted in the queue'));
+            });
+          }),
+        backoff: () => undefined,
+      };
+      const handler = vi.fn(() => Promise.resolve(ok));
+      const { deps } = setup(handler, { idempotency: claim.idempotency, limiterFor: () => limiter });
+      const pending = processRequest(deps, incoming(request), signals(revoked.signal), log);
+      await vi.waitFor(() => {
+        expect(claim.claims).toHaveBeenCalledTimes(1);
+      });
+      revoked.abort();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      claim.answer({ reservation: claim.reservation });
+      await expect(pending).resolves.toEqual({ kind: 'aborted' });
+      expect(claim.released).toHaveBeenCalledTimes(1);
+      expect(handler).not.toHaveBeenCalled();
+    });
+
+    it('does not wait for an open breaker when the outcome is already paid', async () => {
+      const claim = pendingClaim();
+      const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 60_000 });
+      breaker.recordFailure();
+      expect(breaker.state).toBe('open');
+      const handler = vi.fn(() => Promise.resolve(ok));
+      const { deps } = setup(handler, { idempotency: claim.idempotency, breakerFor: () => breaker });
+      const pending = processRequest(deps, incoming(request), signals(), log);
+      await vi.waitFor(() => {
+        expect(claim.claims).toHaveBeenCalledTimes(1);
+      });
+      claim.answer({ paid: { paramsHash: null, outcome: ok } });
+      await expect(pending).resolves.toMatchObject({ kind: 'result', result: { attempts: 0 } });
+      expect(handler).not.toHaveBeenCalled();
+    });
   });
 });

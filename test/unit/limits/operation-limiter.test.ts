@@ -212,6 +212,60 @@ describe('operation limiter and its quota store', () => {
     expect(limiter?.stats.queued).toBe(0);
   });
 
+  it('starts fn only once ready resolves, after its slot', async () => {
+    const { store, released } = scriptedStore([slot(0, 'a')]);
+    const fn = vi.fn(() => Promise.resolve('ok'));
+    let go: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (go = resolve));
+    const call = limiterWith(store, false).schedule(fn, { ready });
+    await vi.advanceTimersByTimeAsync(5);
+    expect(fn).not.toHaveBeenCalled();
+    go();
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(call).resolves.toBe('ok');
+    expect(fn).toHaveBeenCalledTimes(1);
+    expect(released).toEqual([]);
+  });
+
+  it('a ready that rejects ends the wait with its reason and gives the slot back, without calling fn', async () => {
+    const { store, released } = scriptedStore([slot(20, 'a')]);
+    const fn = vi.fn(() => Promise.resolve('ok'));
+    let refuse: (error: Error) => void = () => undefined;
+    const ready = new Promise<void>((_resolve, reject) => (refuse = reject));
+    const call = limiterWith(store, false).schedule(fn, { ready });
+    const outcome = expect(call).rejects.toThrow('not reserved');
+    await vi.advanceTimersByTimeAsync(5);
+    refuse(new Error('not reserved'));
+    await outcome;
+    expect(limiter?.stats.queued).toBe(0);
+    await vi.advanceTimersByTimeAsync(30);
+    expect(released).toEqual(['a']);
+    expect(fn).not.toHaveBeenCalled();
+  });
+
+  it('a ready already rejected never touches the quota', async () => {
+    const { store, reserve } = scriptedStore([slot(0, 'a')]);
+    const fn = vi.fn(() => Promise.resolve('ok'));
+    const ready = Promise.reject(new Error('not reserved'));
+    const call = limiterWith(store, false).schedule(fn, { ready });
+    await expect(call).rejects.toThrow('not reserved');
+    await vi.advanceTimersByTimeAsync(10);
+    expect(reserve).not.toHaveBeenCalled();
+    expect(fn).not.toHaveBeenCalled();
+  });
+
+  it('a ready that comes later than the tolerance takes a new slot, as a late wake-up does', async () => {
+    const { store, released, reserve } = scriptedStore([slot(0, 'a'), slot(0, 'b')]);
+    const fn = vi.fn(() => Promise.resolve('ok'));
+    const ready = new Promise<void>((resolve) => setTimeout(resolve, 25));
+    const call = limiterWith(store, false).schedule(fn, { ready });
+    await vi.advanceTimersByTimeAsync(30);
+    await expect(call).resolves.toBe('ok');
+    expect(released).toEqual(['a']);
+    expect(reserve).toHaveBeenCalledTimes(2);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
   it('shares a backoff through the store', () => {
     const { store, backoff } = scriptedStore([]);
     limiterWith(store).backoff(1500);
