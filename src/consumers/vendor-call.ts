@@ -112,27 +112,30 @@ export async function callWithRetries<O extends Operation>(
         throw thrown;
       }
       budgetSpentMs += Date.now() - started;
-      const delayMs = retryDelay(call, thrown, attempts, budgetSpentMs);
+      const delayMs = retryDelay(call, thrown, { attempts, budgetSpentMs, probe });
       await deps.sleep(delayMs, signal);
       budgetSpentMs += delayMs;
     }
   }
 }
 
-/** How long to wait before the next attempt after `thrown`; throws when there is none. */
+/**
+ * How long to wait before the next attempt after `thrown`; throws when there is none. An
+ * attempt that tells nothing of the vendor's health frees the breaker's probe if it was the
+ * probe, and only then: another request may hold it.
+ */
 function retryDelay<O extends Operation>(
   { deps, operation, breaker, limiter, signal, log }: Call<O>,
   thrown: unknown,
-  attempts: number,
-  budgetSpentMs: number,
+  { attempts, budgetSpentMs, probe }: { attempts: number; budgetSpentMs: number; probe: boolean },
 ): number {
   if (signal.aborted) {
-    breaker.release();
+    if (probe) breaker.release();
     throw thrown;
   }
   const error = toAppError(thrown);
   if (!error.retryable) {
-    breaker.release();
+    if (probe) breaker.release();
     throw new RetriesExhausted(error, attempts);
   }
   breaker.recordFailure();

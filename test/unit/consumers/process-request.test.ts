@@ -228,6 +228,33 @@ describe('processRequest', () => {
     expect(breaker.state).toBe('closed');
   });
 
+  it("leaves another request's breaker probe alone when its own call ends telling nothing of the vendor", async () => {
+    let fail: (error: Error) => void = () => undefined;
+    const handler = vi.fn<Handler>(
+      () =>
+        new Promise((_resolve, reject) => {
+          fail = reject;
+        }),
+    );
+    const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 5 });
+    const { deps } = setup(handler, { breakerFor: () => breaker });
+    const pending = processRequest(deps, incoming(request), signals(), log);
+    await vi.waitFor(() => {
+      expect(handler).toHaveBeenCalledTimes(1);
+    });
+    // Meanwhile other calls failed: the breaker opened, cooled down, and another request took the probe.
+    const halfOpen = new Promise<void>((resolve) => breaker.once('half-open', resolve));
+    breaker.recordFailure();
+    await halfOpen;
+    await breaker.acquire();
+    expect(breaker.needsProbe()).toBe(false);
+
+    fail(new AppError('invalid_request', 'rejected by the vendor', { retryable: false, httpStatus: 400 }));
+
+    await expect(pending).resolves.toMatchObject({ kind: 'error' });
+    expect(breaker.needsProbe()).toBe(false);
+  });
+
   it('reports aborted work so that it is not completed', async () => {
     const controller = new AbortController();
     const handler: Handler = (_p, { signal }) =>
