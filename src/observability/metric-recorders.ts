@@ -115,7 +115,7 @@ export function vendorRecorders(make: MetricFactory): VendorRecorders {
 function limiterFamilies(make: MetricFactory) {
   const limiterWait = make.histogram(
     'verification_limiter_wait_seconds',
-    'Time a call waited for a concurrency and quota slot',
+    'Time a call waited for a concurrency and quota slot, and for its requestId to be reserved (asked for meanwhile)',
     ['operation'],
   );
   const callsStarted = make.counter(
