@@ -47,15 +47,16 @@ export class CircuitBreaker extends EventEmitter<BreakerEvents> {
 
   /**
    * Resolves when a call may start: at once when closed; for one caller (the probe) after the
-   * cool-down; for the others when the probe succeeded. Rejects when `signal` aborts.
+   * cool-down; for the others when the probe succeeded. Resolves true for the probe, which
+   * alone may `release()` it. Rejects when `signal` aborts.
    */
-  async acquire(signal?: AbortSignal): Promise<void> {
+  async acquire(signal?: AbortSignal): Promise<boolean> {
     for (;;) {
       signal?.throwIfAborted();
-      if (this.stateValue === 'closed') return;
+      if (this.stateValue === 'closed') return false;
       if (this.stateValue === 'half-open' && !this.probeInFlight) {
         this.probeInFlight = true;
-        return;
+        return true;
       }
       await this.waitForChange(signal);
     }
@@ -85,7 +86,7 @@ export class CircuitBreaker extends EventEmitter<BreakerEvents> {
     }
   }
 
-  /** A call that ended without telling anything about the vendor (aborted): free the probe. */
+  /** The probe's call ended without telling anything about the vendor (aborted): free the probe. */
   release(): void {
     if (this.probeInFlight) {
       this.probeInFlight = false;

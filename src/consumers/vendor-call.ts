@@ -95,9 +95,7 @@ export async function callWithRetries<O extends Operation>(
   for (;;) {
     // Time waiting for an open breaker is not charged to the retry budget: an outage pauses
     // requests instead of draining them into the errors topic.
-    await breaker.acquire(signal);
-    // Half-open lets one caller through: this one, the probe.
-    const probe = breaker.state === 'half-open';
+    const probe = await breaker.acquire(signal);
     const started = Date.now();
     attempts += 1;
     try {
