@@ -87,7 +87,7 @@ export async function processRequest<O extends Operation>(
   }
   // Not a reservation. A failing store (Redis down) throws to the runtime, which tries the
   // message again in place: an infrastructure fault must not turn requests into dead letters.
-  const slot = (await claim) ?? (await reserveOrReuse(deps, incoming.operation, envelope.requestId, signal));
+  const slot = await reserveOrReuse(deps, incoming.operation, envelope.requestId, await claim, signal);
   if (slot === 'aborted') return { kind: 'aborted' };
   if ('paid' in slot) return reusePaid(request, slot.paid, log);
   return payAndStore(request, Promise.resolve(slot.reservation), signals, log);
@@ -174,25 +174,28 @@ async function payAndStore<O extends Operation>(
 }
 
 /**
- * The outcome already paid for this requestId, or the reservation to pay it. A copy that finds
- * another in flight waits for its outcome; if that one gives up without paying, this one tries.
+ * The outcome already paid for this requestId, or the reservation to pay it, from the first
+ * claim's answer on. A copy that finds another in flight waits for its outcome; if that one
+ * gives up without paying, this one tries.
  */
 async function reserveOrReuse(
   deps: ProcessDeps,
   operation: Operation,
   requestId: string,
+  first: Claim,
   signal: AbortSignal,
 ): Promise<{ paid: PaidOutcome } | { reservation: Reservation } | 'aborted'> {
-  for (;;) {
-    const claim = await deps.idempotency.claim(operation, requestId);
-    if (claim) return claim;
+  let claim = first;
+  while (!claim) {
     try {
       await deps.sleep(RESERVATION_POLL_MS, signal);
     } catch (error) {
       if (signal.aborted) return 'aborted';
       throw error;
     }
+    claim = await deps.idempotency.claim(operation, requestId);
   }
+  return claim;
 }
 
 const RESERVATION_POLL_MS = 100;

@@ -390,6 +390,28 @@ describe('processRequest', () => {
       expect(handler).not.toHaveBeenCalled();
     });
 
+    it('waits for another copy holding the reservation before asking again, then calls once', async () => {
+      const reservation: Reservation = {
+        complete: () => Promise.resolve(),
+        release: () => Promise.resolve(),
+      };
+      const answers: Claim[] = [undefined, { reservation }];
+      const claims = vi.fn(() => Promise.resolve(answers.shift()));
+      const slept = vi.fn((_ms: number) => Promise.resolve());
+      const handler = vi.fn(() => Promise.resolve(ok));
+      const { deps } = setup(handler, {
+        idempotency: { claim: claims, settle: () => Promise.resolve() },
+        sleep: slept,
+      });
+      await expect(processRequest(deps, incoming(request), signals(), log)).resolves.toMatchObject({
+        kind: 'result',
+        result: { attempts: 1 },
+      });
+      expect(claims).toHaveBeenCalledTimes(2);
+      expect(slept).toHaveBeenCalledTimes(1);
+      expect(handler).toHaveBeenCalledTimes(1);
+    });
+
     it('throws a failing store to the runtime instead of dead-lettering, and calls nothing', async () => {
       const claim = pendingClaim();
       const handler = vi.fn(() => Promise.resolve(ok));
