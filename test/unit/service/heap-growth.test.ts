@@ -18,8 +18,10 @@ describe('HEAP_GROWTH_PERCENT', () => {
   it('set at run time, collects before the heap grows far past what is live', () => {
     const own = peakHeapMiB(0);
     const capped = peakHeapMiB(30);
-    // ~70 MiB live, 30% growth, the young generation and V8's page slack; V8's own: ~4x.
+    // ~70 MiB live, 30% growth, the young generation and V8's page slack: 137-150 MiB in 12
+    // runs. V8's own growth on the same work reached 184-291 MiB, varying with GC timing, so it
+    // is only said to be larger.
     expect(capped).toBeLessThan(160);
-    expect(capped).toBeLessThan(own * 0.6);
+    expect(capped).toBeLessThan(own);
   }, 60_000);
 });
