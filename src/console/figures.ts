@@ -55,10 +55,10 @@ export function localFigures(deps: {
         limiter.backoff(ms);
       },
       schedule: (fn, options) =>
-        limiter.schedule(async () => {
+        limiter.schedule(async (slot) => {
           started(operation);
           try {
-            return await fn();
+            return await fn(slot);
           } finally {
             inFlight.set(operation, (inFlight.get(operation) ?? 1) - 1);
           }

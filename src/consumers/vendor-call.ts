@@ -2,7 +2,7 @@ import type { Operation } from '../contract/operations.js';
 import type { ParamsOf } from '../contract/params.js';
 import { toAppError, type AppError } from '../errors.js';
 import type { Handler, HandlerContext, HandlerOutcome, Handlers } from '../handlers/types.js';
-import type { ScheduleLimiter } from '../limits/types.js';
+import type { ScheduleLimiter, Slot } from '../limits/types.js';
 import type { RequestLogger } from '../observability/logger.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { decideRetry, type RetrySettings } from './retry-policy.js';
@@ -89,7 +89,9 @@ export async function callWithRetries<O extends Operation>(
   // that will not call.
   if (gate && (handler.prepare || breaker.state !== 'closed')) await gate;
   const input = handler.prepare ? await handler.prepare(params, signal) : params;
-  const run = (): Promise<HandlerOutcome> => handler(input, { ...context, signal: callSignal });
+  // The limiter's last word on the slot comes as the request is written (Slot.confirm).
+  const run = ({ confirm }: Slot): Promise<HandlerOutcome> =>
+    handler(input, { ...context, signal: callSignal, beforeSend: confirm });
   let attempts = 0;
   let budgetSpentMs = 0;
   for (;;) {
@@ -101,7 +103,10 @@ export async function callWithRetries<O extends Operation>(
     try {
       // The limiter's signal ends only the wait for a slot; once started, only callSignal stops
       // the call. The limiter waits for the gate before it starts the call; so does the call.
-      const outcome = await limiter.schedule(gate ? () => gate.then(run) : run, { signal, ready: gate });
+      const outcome = await limiter.schedule(gate ? (slot) => gate.then(() => run(slot)) : run, {
+        signal,
+        ready: gate,
+      });
       breaker.recordSuccess();
       return { outcome, attempts };
     } catch (thrown) {

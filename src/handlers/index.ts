@@ -21,7 +21,8 @@ export interface HandlerDeps {
 
 /** Nine operations are the vendor call alone: the params go as parsed, the answer comes back as is. */
 function passThrough<O extends Operation>(vendor: VendorClient, operation: O): Handler<O> {
-  return async (params, { signal }) => toOutcome(await vendor.call(operation, params, { signal }));
+  return async (params, { signal, beforeSend }) =>
+    toOutcome(await vendor.call(operation, params, { signal, beforeSend }));
 }
 
 /** A selfie given by URL is downloaded before the vendor call and handed on as base64. */
@@ -104,10 +105,11 @@ export function vehicleAsyncHandler(
   vendor: Pick<VendorClient, 'call'>,
   deps: VehicleAsyncDeps = {},
 ): Handler<'vehicle-async'> {
-  return async (params, { requestId, signal, metadata, correlation, origin }) => {
+  return async (params, { requestId, signal, beforeSend, metadata, correlation, origin }) => {
     const webhook = deps.webhookFor?.(requestId);
     const result = await vendor.call('vehicle-async', params, {
       signal,
+      beforeSend,
       ...(webhook ? { webhook } : {}),
     });
     const searchId = result.outcome === 'ok' ? result.body.id : undefined;

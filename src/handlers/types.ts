@@ -18,6 +18,12 @@ export interface HandlerOutcome {
 export interface HandlerContext {
   requestId: string;
   signal: AbortSignal;
+  /**
+   * Called synchronously as the vendor request is about to be written; when it throws, nothing
+   * is sent and the call rejects with its error (the limiter's check that the call still fits
+   * its slot: Slot.confirm).
+   */
+  beforeSend?: (() => void) | undefined;
   /** The request's metadata, echoed on messages written later on its behalf. */
   metadata?: Readonly<Record<string, string>> | undefined;
   correlation?: Correlation | undefined;

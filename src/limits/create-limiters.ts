@@ -50,8 +50,9 @@ export function createLimiters(deps: LimiterDeps): Limiters {
         shared: deps.redis !== undefined,
         logger: deps.logger,
         now,
-        // Half the room the margin gives each window (quotaShape): the other half is for the
-        // jitter after the start, on the way to the vendor.
+        // Half the room the margin gives each window (quotaShape), checked on waking and again
+        // as the request is written (Slot.confirm): the other half is for the way from our
+        // socket to the vendor's count (its own event loop).
         lateToleranceMs: Math.max(2, margin * 500),
         onSpendCap,
       }),

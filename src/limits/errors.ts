@@ -14,6 +14,13 @@ export class QuotaUnavailableError extends AppError {
   }
 }
 
+/** Thrown by Slot.confirm: the request would leave too late for its slot; nothing was sent. */
+export class SlotMissedError extends Error {
+  constructor() {
+    super('the call would start too late for its slot');
+  }
+}
+
 export function abortError(signal: AbortSignal): DOMException {
   return new DOMException('call aborted before it started', { name: 'AbortError', cause: signal.reason });
 }

@@ -1,11 +1,11 @@
 import type { Operation } from '../contract/operations.js';
 import type { Logger } from '../observability/logger.js';
-import { abortError, LimiterClosedError } from './errors.js';
+import { abortError, LimiterClosedError, SlotMissedError } from './errors.js';
 import { JobBatcher } from './job-batcher.js';
-import { QuotaAcquirer } from './quota-acquirer.js';
+import { QuotaAcquirer, type HeldSlot, type LateRetries } from './quota-acquirer.js';
 import type { QuotaStore } from './quota-store.js';
 import { createSleeper } from './sleeper.js';
-import type { OperationLimiter, OperationLimitSettings, ScheduleOptions } from './types.js';
+import type { OperationLimiter, OperationLimitSettings, ScheduleOptions, Slot } from './types.js';
 
 export interface OperationLimiterDeps {
   operation: Operation;
@@ -75,7 +75,11 @@ interface Parts {
  * One call: queued in the batcher, then a quota slot (and `ready`), then fn; or an abort, a
  * failure of `ready` or close first.
  */
-function schedule<T>(parts: Parts, fn: () => Promise<T>, { signal, ready }: ScheduleOptions): Promise<T> {
+function schedule<T>(
+  parts: Parts,
+  fn: (slot: Slot) => Promise<T>,
+  { signal, ready }: ScheduleOptions,
+): Promise<T> {
   const { quota, batcher, counts } = parts;
   if (signal?.aborted) return Promise.reject(abortError(signal));
   counts.queued += 1;
@@ -101,22 +105,55 @@ function schedule<T>(parts: Parts, fn: () => Promise<T>, { signal, ready }: Sche
 
     const job = async (): Promise<void> => {
       if (!waiting) return;
-      const token = await quota.acquire(signal, ready).catch((error: unknown) => {
+      const lateRetries: LateRetries = { count: 0 };
+      const held = await quota.acquire(signal, ready, lateRetries).catch((error: unknown) => {
         fail(error);
       });
-      if (token === undefined) return;
+      if (held === undefined) return;
       if (!stopWaiting()) {
-        await quota.giveBack(token);
+        await quota.giveBack(held.token);
         return;
       }
       counts.running += 1;
-      await Promise.resolve()
-        .then(fn)
-        .then(resolve, reject)
-        .finally(() => {
-          counts.running -= 1;
-        });
+      try {
+        await run(quota, held, lateRetries, fn, signal).then(resolve, reject);
+      } finally {
+        counts.running -= 1;
+      }
     };
     batcher.enqueue({ job, fail });
   });
+}
+
+/**
+ * fn on its slot; when fn reports (through Slot.confirm) that its request would leave too late,
+ * nothing was sent: the slot goes back and fn runs again on a new one.
+ */
+async function run<T>(
+  quota: QuotaAcquirer,
+  first: HeldSlot,
+  lateRetries: LateRetries,
+  fn: (slot: Slot) => Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  let held = first;
+  for (;;) {
+    const { due } = held;
+    let missed: SlotMissedError | undefined;
+    let confirmed = false;
+    const slot: Slot = {
+      confirm: () => {
+        if (confirmed) return;
+        if (!quota.canStart(due, lateRetries)) throw (missed = new SlotMissedError());
+        confirmed = true;
+      },
+    };
+    try {
+      return await Promise.resolve().then(() => fn(slot));
+    } catch (error) {
+      if (missed === undefined || error !== missed) throw error;
+    }
+    await quota.giveBack(held.token);
+    held = await quota.acquire(signal, undefined, lateRetries);
+  }
 }

@@ -18,6 +18,17 @@ const BACKOFF_REFRESH_MS = 20;
 const MAX_LATE_RETRIES = 3;
 const LATE_WARNING_INTERVAL_MS = 10_000;
 
+/** A slot taken: its token for the store, and when it is due on this clock (epoch ms). */
+export interface HeldSlot {
+  token: SlotToken;
+  due: number;
+}
+
+/** New slots one call took because it would have started late (at most MAX_LATE_RETRIES). */
+export interface LateRetries {
+  count: number;
+}
+
 export interface QuotaAcquirerDeps {
   operation: Operation;
   store: QuotaStore;
@@ -55,10 +66,14 @@ export class QuotaAcquirer {
   /**
    * Waits until the quota lets one call start, and for `ready`; returns the slot taken. A call
    * whose `ready` came after the slot's tolerance takes a new slot, as a late wake-up does.
+   * `lateRetries` counts the new slots taken for lateness; the caller shares it with canStart.
    */
-  async acquire(signal: AbortSignal | undefined, ready?: Promise<unknown>): Promise<SlotToken> {
+  async acquire(
+    signal: AbortSignal | undefined,
+    ready?: Promise<unknown>,
+    lateRetries: LateRetries = { count: 0 },
+  ): Promise<HeldSlot> {
     const { now, sleeper } = this.deps;
-    const lateRetries = { count: 0 };
     for (;;) {
       if (this.backoffUntil > now()) await sleeper.until(this.backoffUntil, signal);
       const admission = await this.reserve();
@@ -91,7 +106,7 @@ export class QuotaAcquirer {
         throw error;
       }
       this.noteStarted(admission.started);
-      return admission.token;
+      return { token: admission.token, due };
     }
   }
 
@@ -167,10 +182,11 @@ export class QuotaAcquirer {
   }
 
   /**
-   * On waking at a slot due at `due`: false when a backoff began or the call would start too
-   * late to use it. Synchronous, so that nothing stands between waking and starting.
+   * On waking at a slot due at `due`, and again as its request leaves (Slot.confirm): false
+   * when a backoff began or the call would start too late to use it, until `lateRetries` runs
+   * out. Synchronous, so that nothing stands between the check and the start.
    */
-  private canStart(due: number, lateRetries: { count: number }): boolean {
+  canStart(due: number, lateRetries: LateRetries): boolean {
     const { now, lateToleranceMs } = this.deps;
     if (this.backoffUntil > now()) return false;
     const lateMs = now() - due;

@@ -42,8 +42,9 @@ const BURST_SHARE = 0.1;
  * The rate as the store applies it: at most `ratePerSecond` starts in any second (the largest
  * whole count at or under it; under one a second, one start per longer window), on average
  * evenly spaced, with a burst of a tenth of the window allowed. The window is widened by the
- * margin: room for the jitter between a call's start and its arrival at the vendor, which the
- * limiter cannot see.
+ * margin: room for the jitter between a call's start and its arrival at the vendor. The limiter
+ * checks half of it (lateToleranceMs) up to the moment the request is written; the rest it
+ * cannot see.
  */
 export function quotaShape(ratePerSecond: number, margin: number): Omit<QuotaSettings, 'spendCapPerHour'> {
   const perWindow = Math.max(1, Math.floor(ratePerSecond));

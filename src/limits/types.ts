@@ -30,6 +30,17 @@ export interface ScheduleOptions {
   ready?: Promise<unknown> | undefined;
 }
 
+/** The quota slot a started job holds. */
+export interface Slot {
+  /**
+   * Called synchronously just before the request leaves: throws when it would leave too late
+   * for its slot, or a backoff began meanwhile. fn must then reject with that very error, having
+   * sent nothing; the limiter gives the slot back, takes a new one and calls fn again (a few
+   * times at most, as for a late wake-up). A job whose fn never calls it starts on waking.
+   */
+  readonly confirm: () => void;
+}
+
 export interface OperationLimiter {
   /**
    * Runs fn when the local concurrency slot and the (shared) quota allow it. Rejects with the
@@ -38,7 +49,7 @@ export interface OperationLimiter {
    * job waits in the queue and for its slot meanwhile, and a rejection ends it as an abort does
    * (with that reason; a slot already taken is given back).
    */
-  schedule<T>(fn: () => Promise<T>, options?: ScheduleOptions): Promise<T>;
+  schedule<T>(fn: (slot: Slot) => Promise<T>, options?: ScheduleOptions): Promise<T>;
   /** The vendor answered 429: stop starting calls for this operation for `ms` (Retry-After), across replicas when shared. */
   backoff(ms: number): void;
   /**

@@ -30,10 +30,15 @@ export function instrumentLimiter(
   return {
     schedule(fn, options) {
       const queuedAt = performance.now();
-      return limiter.schedule(() => {
-        metrics.limiterWait(operation, seconds(queuedAt));
-        metrics.callStarted(operation);
-        return fn();
+      // fn runs again when its request would have left too late for its slot: still one call.
+      let counted = false;
+      return limiter.schedule((slot) => {
+        if (!counted) {
+          counted = true;
+          metrics.limiterWait(operation, seconds(queuedAt));
+          metrics.callStarted(operation);
+        }
+        return fn(slot);
       }, options);
     },
     backoff(ms) {

@@ -1,6 +1,6 @@
 import type { IdempotencyStore } from '../consumers/idempotency.js';
 import type { ProcessDeps } from '../consumers/process-request.js';
-import type { ScheduleLimiter, ScheduleOptions } from '../limits/types.js';
+import type { ScheduleLimiter, ScheduleOptions, Slot } from '../limits/types.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { toAppError } from '../errors.js';
 import type { Handler, Handlers } from '../handlers/types.js';
@@ -13,7 +13,7 @@ import type { Tracing } from './tracing.js';
  */
 export function traceScheduleLimiter(limiter: ScheduleLimiter, tracing: Tracing): ScheduleLimiter {
   return {
-    schedule<T>(fn: () => Promise<T>, options?: ScheduleOptions): Promise<T> {
+    schedule<T>(fn: (slot: Slot) => Promise<T>, options?: ScheduleOptions): Promise<T> {
       const wait = tracing.startSpan('limiter wait');
       let waiting = true;
       const endWait = (): void => {
@@ -23,9 +23,9 @@ export function traceScheduleLimiter(limiter: ScheduleLimiter, tracing: Tracing)
       // The limiter runs fn from its own queue: bind it to this request's context.
       const run = tracing.bind(fn);
       return limiter
-        .schedule(() => {
+        .schedule((slot) => {
           endWait();
-          return run();
+          return run(slot);
         }, options)
         .finally(endWait);
     },

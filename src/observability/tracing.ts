@@ -62,7 +62,7 @@ export interface Tracing {
   /** Starts a child span of the active context, ended by the caller. */
   startSpan(name: string, attributes?: Attributes): Span;
   /** Binds fn to the context active now (work that a queue runs later). */
-  bind<T>(fn: () => Promise<T>): () => Promise<T>;
+  bind<A extends unknown[], T>(fn: (...args: A) => Promise<T>): (...args: A) => Promise<T>;
   shutdown(): Promise<void>;
 }
 

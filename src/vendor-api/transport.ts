@@ -1,4 +1,5 @@
 import { request, type Dispatcher } from 'undici';
+import { beforeSendInterceptor, NotSent, type BeforeSendOptions } from './before-send.js';
 import { callDeadline } from './call-deadline.js';
 import { VendorError, type VendorCall } from './errors.js';
 import type { ResolvedVendorOptions } from './options.js';
@@ -14,6 +15,7 @@ export function createTransport(
   options: ResolvedVendorOptions,
 ): (vendorRequest: VendorRequest) => Promise<VendorResponse> {
   const authorization = `ApiKey ${options.apiKey}`;
+  const dispatcher = agent.compose(beforeSendInterceptor);
   return async (vendorRequest) => {
     const url = `${options.baseUrl}${vendorRequest.path}${queryString(vendorRequest.query ?? [])}`;
     const headers: Record<string, string> = {
@@ -32,23 +34,30 @@ export function createTransport(
     // undici's body timeout restarts on every chunk, so a vendor trickling a byte at a time
     // would hold the call (and its limiter slot) for ever: one deadline covers the whole call.
     const deadline = callDeadline(vendorRequest.signal, options.callTimeoutMs);
+    // The hook travels in the options, where beforeSendInterceptor reads it.
+    const requestOptions: RequestOptions & Pick<BeforeSendOptions, 'beforeSend'> = {
+      dispatcher,
+      method: vendorRequest.method,
+      headers,
+      body: body ?? null,
+      signal: deadline.signal,
+      beforeSend: vendorRequest.beforeSend,
+    };
     try {
-      const response = await request(url, {
-        dispatcher: agent,
-        method: vendorRequest.method,
-        headers,
-        body: body ?? null,
-        signal: deadline.signal,
-      });
+      const response = await request(url, requestOptions);
       const text = await response.body.text();
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
+      // Refused before a byte was written: the caller's own error, not the vendor's.
+      if (error instanceof NotSent) throw error.reason;
       throw transportError(vendorRequest.call, error, vendorRequest.signal, deadline.timedOut());
     } finally {
       deadline.done();
     }
   };
 }
+
+type RequestOptions = NonNullable<Parameters<typeof request>[1]>;
 
 /**
  * Query string with %20 for blanks (not `+`, which some servers keep literally). Brackets of

@@ -8,6 +8,11 @@ import type { SelfieDownloader } from './selfie-download.js';
 export interface CallOptions {
   /** Cancels the call (the runtime's shutdown or deadline); the error is VENDOR_ABORTED. */
   signal?: AbortSignal;
+  /**
+   * Called synchronously just before the request is written to the socket. When it throws,
+   * nothing is sent and the call rejects with that error, as thrown.
+   */
+  beforeSend?: (() => void) | undefined;
 }
 
 interface VendorResultMeta {
@@ -39,6 +44,8 @@ export interface VendorRequest {
   json?: unknown;
   form?: FormData;
   signal?: AbortSignal | undefined;
+  /** CallOptions.beforeSend. */
+  beforeSend?: (() => void) | undefined;
 }
 
 export interface VendorResponse {

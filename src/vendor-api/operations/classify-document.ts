@@ -23,6 +23,7 @@ export async function classifyDocument(
     method: 'POST',
     path: '/classify/v3',
     signal: options.signal,
+    beforeSend: options.beforeSend,
     ...fileBody(file, context.options.classifyUpload),
   });
   return interpret(CALL, response, classifyResponseSchema);

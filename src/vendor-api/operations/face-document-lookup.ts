@@ -35,6 +35,7 @@ export async function faceDocumentLookup(
       contentType: 'image/jpeg',
     }),
     signal: options.signal,
+    beforeSend: options.beforeSend,
   });
   return interpret(CALL, response, faceResponseSchema, { notFoundIsAnswer: true });
 }

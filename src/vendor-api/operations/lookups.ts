@@ -42,6 +42,7 @@ function lookup<O extends Operation, S extends z.ZodType>(
       path,
       query: query(params),
       signal: options.signal,
+      beforeSend: options.beforeSend,
     });
     return interpret(call, response, schema, interpretOptions);
   };

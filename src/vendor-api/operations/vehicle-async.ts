@@ -45,6 +45,7 @@ export async function createVehicleSearch(
     path: '/vehicles-async/v3',
     json: webhook === undefined ? { licensePlate } : { licensePlate, webhook },
     signal: options.signal,
+    beforeSend: options.beforeSend,
   });
   return interpret(CREATE, response, vehicleSearchCreatedSchema);
 }
@@ -68,6 +69,7 @@ export async function getVehicleSearch(
     method: 'GET',
     path: `/vehicles-async/v3/${encodeURIComponent(requestId)}`,
     signal: options.signal,
+    beforeSend: options.beforeSend,
   });
   return interpret(GET, response, vehicleSearchResponseSchema);
 }

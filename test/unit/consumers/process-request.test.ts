@@ -39,7 +39,7 @@ function setup(handler: Handler, overrides: Partial<ProcessDeps> = {}) {
         ? { ok: true as const, value: params as ParamsOf<O> }
         : { ok: false as const, message: 'taxId: required' },
     handlers,
-    limiterFor: () => ({ schedule: (fn) => fn(), backoff }),
+    limiterFor: () => ({ schedule: (fn) => fn({ confirm: () => undefined }), backoff }),
     breakerFor: (op) => breakers.get(op)!,
     idempotency: memoryIdempotencyStore(60),
     retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, budgetMs: 10_000 },
@@ -137,6 +137,27 @@ describe('processRequest', () => {
     expect(outcome.error.error).toMatchObject({ kind: 'invalid_request', retryable: false });
     expect(outcome.error.error.message).toMatch(message);
     expect(handler).not.toHaveBeenCalled();
+  });
+
+  it("hands the handler its limiter slot's confirm as beforeSend, on every attempt", async () => {
+    const confirms = [vi.fn(), vi.fn()];
+    let attempt = 0;
+    const handler = vi.fn<Handler>(() =>
+      attempt++ === 0
+        ? Promise.reject(new AppError('upstream_unavailable', 'down', { retryable: true, httpStatus: 503 }))
+        : Promise.resolve(ok),
+    );
+    const { deps } = setup(handler, {
+      limiterFor: () => ({
+        schedule: (fn) => fn({ confirm: confirms[attempt] ?? vi.fn() }),
+        backoff: () => undefined,
+      }),
+    });
+    await expect(processRequest(deps, incoming(request), signals(), log)).resolves.toMatchObject({
+      kind: 'result',
+      result: { attempts: 2 },
+    });
+    expect(handler.mock.calls.map(([, context]) => context.beforeSend)).toEqual(confirms);
   });
 
   it('keeps the raw bytes of an unreadable request', async () => {
@@ -349,7 +370,7 @@ describe('processRequest', () => {
         schedule: async (fn, options) => {
           asked.push({ ready: options?.ready });
           await options?.ready;
-          return fn();
+          return fn({ confirm: () => undefined });
         },
         backoff: () => undefined,
       };

@@ -25,17 +25,18 @@ describe('handlers', () => {
     const { vendor, calls } = recordingVendor();
     const handlers = createHandlers({ vendor });
     const signal = new AbortController().signal;
+    const beforeSend = (): void => undefined;
     for (const operation of OPERATIONS) {
       const params = { marker: operation };
       // The table is keyed by operation; each handler is typed for its own params.
       const handler = handlers[operation] as (p: unknown, c: unknown) => Promise<unknown>;
-      const outcome = await handler(params, { requestId: `r-${operation}`, signal });
+      const outcome = await handler(params, { requestId: `r-${operation}`, signal, beforeSend });
       expect(outcome).toMatchObject({ vendor: { id: `v-${operation}`, httpStatus: 200 } });
     }
     expect(calls.map((call) => call.operation)).toEqual([...OPERATIONS]);
     for (const call of calls) {
       expect(call.params).toEqual({ marker: call.operation });
-      expect(call.options).toMatchObject({ signal });
+      expect(call.options).toMatchObject({ signal, beforeSend });
     }
   });
 

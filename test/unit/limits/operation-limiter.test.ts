@@ -6,6 +6,7 @@ import {
   type ManagedOperationLimiter,
 } from '../../../src/limits/operation-limiter.js';
 import type { Admission, QuotaStore } from '../../../src/limits/quota-store.js';
+import type { Slot } from '../../../src/limits/types.js';
 import { silentLogger } from './helpers.js';
 
 /** A store that answers reserve() from a script and records what the limiter did. */
@@ -264,6 +265,121 @@ describe('operation limiter and its quota store', () => {
     expect(released).toEqual(['a']);
     expect(reserve).toHaveBeenCalledTimes(2);
     expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  describe('Slot.confirm, as the request leaves', () => {
+    /** fn as the transport runs it: some work (the event loop busy), then confirm, then the send. */
+    function sender(busyMs: number[]) {
+      const sent: string[] = [];
+      const fn = vi.fn(async ({ confirm }: Slot) => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        lag += busyMs.shift() ?? 0;
+        confirm();
+        sent.push(`sent at lag ${String(lag)}`);
+        return 'ok';
+      });
+      return { fn, sent };
+    }
+
+    it('a request about to leave past the tolerance is not sent: the slot goes back and fn runs on a new one', async () => {
+      const { store, released, reserve } = scriptedStore([slot(0, 'a'), slot(0, 'b')]);
+      const { fn, sent } = sender([25, 0]);
+      const call = limiterWith(store, false).schedule(fn);
+      await vi.advanceTimersByTimeAsync(10);
+      await expect(call).resolves.toBe('ok');
+      expect(released).toEqual(['a']);
+      expect(reserve).toHaveBeenCalledTimes(2);
+      expect(fn).toHaveBeenCalledTimes(2);
+      expect(sent).toEqual(['sent at lag 25']);
+      expect(limiter?.stats).toMatchObject({ queued: 0, running: 0 });
+    });
+
+    it('a request within the tolerance leaves on its slot', async () => {
+      const { store, released, reserve } = scriptedStore([slot(0, 'a')]);
+      const { fn, sent } = sender([8]);
+      const call = limiterWith(store, false).schedule(fn);
+      await vi.advanceTimersByTimeAsync(10);
+      await expect(call).resolves.toBe('ok');
+      expect(released).toEqual([]);
+      expect(reserve).toHaveBeenCalledTimes(1);
+      expect(sent).toHaveLength(1);
+    });
+
+    it('late wake-ups and late sends share the bound of three new slots, then the request leaves anyway', async () => {
+      const answers = ['a', 'b', 'c', 'd', 'e'].map((tat) => slot(0, tat));
+      const { store, released, reserve } = scriptedStore(answers);
+      const { fn, sent } = sender([30, 30, 30, 30]);
+      const call = limiterWith(store, false).schedule(fn);
+      await vi.advanceTimersByTimeAsync(20);
+      await expect(call).resolves.toBe('ok');
+      expect(released).toEqual(['a', 'b', 'c']);
+      expect(reserve).toHaveBeenCalledTimes(4);
+      expect(fn).toHaveBeenCalledTimes(4);
+      expect(sent).toHaveLength(1);
+    });
+
+    it('a backoff that began while the request was being built stops it until the backoff ends', async () => {
+      const { store, released, reserve } = scriptedStore([slot(0, 'a'), slot(0, 'b')]);
+      const scheduler = limiterWith(store, false);
+      let backedOff = false;
+      const fn = vi.fn(async ({ confirm }: Slot) => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (!backedOff) {
+          backedOff = true;
+          scheduler.backoff(50); // another call's 429 arrived meanwhile
+        }
+        confirm();
+        return Date.now();
+      });
+      const startedAt = Date.now();
+      const call = scheduler.schedule(fn);
+      await vi.advanceTimersByTimeAsync(100);
+      const sentAt = await call;
+      expect(sentAt - startedAt).toBeGreaterThanOrEqual(50);
+      expect(released).toEqual(['a']);
+      expect(reserve).toHaveBeenCalledTimes(2);
+    });
+
+    it("any other failure of fn is the call's, without a new slot", async () => {
+      const { store, released, reserve } = scriptedStore([slot(0, 'a'), slot(0, 'b')]);
+      const fn = vi.fn(({ confirm }: Slot) => {
+        confirm();
+        return Promise.reject(new Error('vendor said no'));
+      });
+      const call = limiterWith(store, false).schedule(fn);
+      const settled = expect(call).rejects.toThrow('vendor said no');
+      await vi.advanceTimersByTimeAsync(10);
+      await settled;
+      expect(released).toEqual([]);
+      expect(reserve).toHaveBeenCalledTimes(1);
+      expect(fn).toHaveBeenCalledTimes(1);
+    });
+
+    it('a confirm that passed does not refuse later (undici may start a request again on a new socket)', async () => {
+      const { store } = scriptedStore([slot(0, 'a')]);
+      const call = limiterWith(store, false).schedule(({ confirm }: Slot) => {
+        confirm();
+        lag += 100;
+        confirm();
+        return Promise.resolve('ok');
+      });
+      await vi.advanceTimersByTimeAsync(10);
+      await expect(call).resolves.toBe('ok');
+    });
+
+    it('an abort while the call waits for its new slot ends it with an AbortError, nothing sent', async () => {
+      const { store, released } = scriptedStore([slot(0, 'a'), slot(500, 'b')]);
+      const controller = new AbortController();
+      const { fn, sent } = sender([25]);
+      const call = limiterWith(store, false).schedule(fn, { signal: controller.signal });
+      const settled = expect(call).rejects.toMatchObject({ name: 'AbortError' });
+      await vi.advanceTimersByTimeAsync(20);
+      controller.abort();
+      await vi.advanceTimersByTimeAsync(10);
+      await settled;
+      expect(sent).toEqual([]);
+      expect(released).toEqual(['a', 'b']);
+    });
   });
 
   it('shares a backoff through the store', () => {

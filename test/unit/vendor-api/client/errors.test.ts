@@ -139,7 +139,7 @@ describe('vendor transport failures', () => {
       }),
     );
     const error = await rejectionOf(
-      clientFor({ url: `http://127.0.0.1:${port}`, requests: [] }).call(
+      clientFor({ url: `http://127.0.0.1:${port}`, requests: [], received: { bytes: 0 } }).call(
         'lawsuits-summary',
         parsed('lawsuits-summary', PARAMS),
       ),

@@ -22,6 +22,8 @@ export type Reply = (request: RecordedRequest, response: ServerResponse, incomin
 export interface FakeVendor {
   url: string;
   requests: RecordedRequest[];
+  /** Bytes read from every connection, complete requests or not. */
+  received: { bytes: number };
 }
 
 const toClose: (() => Promise<void>)[] = [];
@@ -50,6 +52,10 @@ export async function startFakeVendor(reply: Reply): Promise<FakeVendor> {
       reply(recorded, response, incoming);
     });
   });
+  const received = { bytes: 0 };
+  server.on('connection', (socket) => {
+    socket.on('data', (chunk: Buffer) => (received.bytes += chunk.length));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   toClose.push(
     () =>
@@ -61,7 +67,7 @@ export async function startFakeVendor(reply: Reply): Promise<FakeVendor> {
       }),
   );
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, requests };
+  return { url: `http://127.0.0.1:${port}`, requests, received };
 }
 
 export const API_KEY = 'test-key-0123456789';
