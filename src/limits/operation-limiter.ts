@@ -52,7 +52,7 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
     },
     get stats() {
       const { queued, running } = parts.counts;
-      return { queued, running, started: parts.quota.startedThisHour() };
+      return { queued, running, started: parts.quota.startedThisHour(), lateSlots: parts.quota.lateSlots };
     },
     async close() {
       if (closed) return;

@@ -60,6 +60,8 @@ export class QuotaAcquirer {
   /** When the store last told this replica whether a backoff runs (this clock). */
   private backoffHeardAt = -Infinity;
   private lateSince = { at: 0, count: 0 };
+  /** Slots given back because the call would have started too late for them. */
+  lateSlots = 0;
 
   constructor(private readonly deps: QuotaAcquirerDeps) {}
 
@@ -193,6 +195,7 @@ export class QuotaAcquirer {
     if (lateMs <= lateToleranceMs) return true;
     if (lateRetries.count < MAX_LATE_RETRIES) {
       lateRetries.count += 1;
+      this.lateSlots += 1;
       return false;
     }
     this.warnLate(lateMs);

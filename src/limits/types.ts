@@ -54,9 +54,11 @@ export interface OperationLimiter {
   backoff(ms: number): void;
   /**
    * queued: accepted, not started; running: fn in flight; started: calls started in the current
-   * hour window (counted across replicas when a spend cap is set and Redis is shared).
+   * hour window (counted across replicas when a spend cap is set and Redis is shared);
+   * lateSlots: slots given back since start-up because the call would have started too late
+   * for them (on waking, or as its request left).
    */
-  readonly stats: { queued: number; running: number; started: number };
+  readonly stats: { queued: number; running: number; started: number; lateSlots: number };
 }
 
 /** What a caller of the vendor needs of its operation's limiter. */

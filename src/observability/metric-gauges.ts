@@ -57,6 +57,17 @@ export function operationGauges(make: MetricFactory, sources: () => MetricSource
       if (limiters) for (const op of OPERATIONS) g.set({ operation: op }, limiters[op].stats.started);
     },
   );
+  make.counter(
+    'verification_limiter_late_slots_total',
+    'Slots given back because the call would have started too late for them (event-loop lag); the call took a new one',
+    ['operation'],
+    (c) => {
+      const { limiters } = sources();
+      if (!limiters) return;
+      c.reset();
+      for (const op of OPERATIONS) c.inc({ operation: op }, limiters[op].stats.lateSlots);
+    },
+  );
   make.gauge(
     'verification_spend_cap_per_hour',
     'The configured spend cap (calls per hour) of operations that have one',

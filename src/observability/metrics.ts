@@ -20,7 +20,7 @@ import type { BreakerState } from '../consumers/circuit-breaker.js';
  */
 export interface MetricSources {
   runtime?: { stats(): RuntimeStats };
-  limiters?: Record<Operation, { stats: { started: number }; backoffActive(): boolean }>;
+  limiters?: Record<Operation, { stats: { started: number; lateSlots: number }; backoffActive(): boolean }>;
   spendCaps?: Partial<Record<Operation, number | undefined>>;
   breakerState?: (operation: Operation) => BreakerState;
   pendingSearches?: () => Promise<number>;

@@ -291,7 +291,7 @@ describe('operation limiter and its quota store', () => {
       expect(reserve).toHaveBeenCalledTimes(2);
       expect(fn).toHaveBeenCalledTimes(2);
       expect(sent).toEqual(['sent at lag 25']);
-      expect(limiter?.stats).toMatchObject({ queued: 0, running: 0 });
+      expect(limiter?.stats).toMatchObject({ queued: 0, running: 0, lateSlots: 1 });
     });
 
     it('a request within the tolerance leaves on its slot', async () => {
@@ -316,6 +316,7 @@ describe('operation limiter and its quota store', () => {
       expect(reserve).toHaveBeenCalledTimes(4);
       expect(fn).toHaveBeenCalledTimes(4);
       expect(sent).toHaveLength(1);
+      expect(limiter?.stats.lateSlots).toBe(3);
     });
 
     it('a backoff that began while the request was being built stops it until the backoff ends', async () => {
@@ -338,6 +339,8 @@ describe('operation limiter and its quota store', () => {
       expect(sentAt - startedAt).toBeGreaterThanOrEqual(50);
       expect(released).toEqual(['a']);
       expect(reserve).toHaveBeenCalledTimes(2);
+      // Given back for the backoff, not for lateness.
+      expect(limiter?.stats.lateSlots).toBe(0);
     });
 
     it("any other failure of fn is the call's, without a new slot", async () => {
