@@ -138,13 +138,13 @@ async function run<T>(
 ): Promise<T> {
   let held = first;
   for (;;) {
-    const { due } = held;
+    const current = held;
     let missed: SlotMissedError | undefined;
     let confirmed = false;
     const slot: Slot = {
       confirm: () => {
         if (confirmed) return;
-        if (!quota.canStart(due, lateRetries)) throw (missed = new SlotMissedError());
+        if (!quota.canStart(current, lateRetries)) throw (missed = new SlotMissedError());
         confirmed = true;
       },
     };

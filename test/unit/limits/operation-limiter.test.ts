@@ -182,11 +182,11 @@ describe('operation limiter and its quota store', () => {
   });
 
   it('counts lateness from the slot on this clock, including time the answer sat unread', async () => {
-    // The store knows the slot began 15 ms before the answer was read (the event loop was busy):
-    // waking "on time" by the answer's wait would be 15 ms late for the slot.
+    // The store put the slot 12 ms ahead, and it began 15 ms before the answer was read (the
+    // event loop was busy): waking "on time" by the answer's wait would be 27 ms late for it.
     const late: Admission = {
       kind: 'slot',
-      waitMs: 5,
+      waitMs: 12,
       dueAt: Date.now() - 15,
       token: { slot: 'a', tat: 'a', window: 0 },
       started: undefined,
@@ -256,11 +256,11 @@ describe('operation limiter and its quota store', () => {
   });
 
   it('a ready that comes later than the tolerance takes a new slot, as a late wake-up does', async () => {
-    const { store, released, reserve } = scriptedStore([slot(0, 'a'), slot(0, 'b')]);
+    const { store, released, reserve } = scriptedStore([slot(20, 'a'), slot(0, 'b')]);
     const fn = vi.fn(() => Promise.resolve('ok'));
-    const ready = new Promise<void>((resolve) => setTimeout(resolve, 25));
+    const ready = new Promise<void>((resolve) => setTimeout(resolve, 45));
     const call = limiterWith(store, false).schedule(fn, { ready });
-    await vi.advanceTimersByTimeAsync(30);
+    await vi.advanceTimersByTimeAsync(50);
     await expect(call).resolves.toBe('ok');
     expect(released).toEqual(['a']);
     expect(reserve).toHaveBeenCalledTimes(2);
@@ -282,16 +282,28 @@ describe('operation limiter and its quota store', () => {
     }
 
     it('a request about to leave past the tolerance is not sent: the slot goes back and fn runs on a new one', async () => {
-      const { store, released, reserve } = scriptedStore([slot(0, 'a'), slot(0, 'b')]);
+      const { store, released, reserve } = scriptedStore([slot(20, 'a'), slot(20, 'b')]);
       const { fn, sent } = sender([25, 0]);
       const call = limiterWith(store, false).schedule(fn);
-      await vi.advanceTimersByTimeAsync(10);
+      await vi.advanceTimersByTimeAsync(50);
       await expect(call).resolves.toBe('ok');
       expect(released).toEqual(['a']);
       expect(reserve).toHaveBeenCalledTimes(2);
       expect(fn).toHaveBeenCalledTimes(2);
       expect(sent).toEqual(['sent at lag 25']);
       expect(limiter?.stats).toMatchObject({ queued: 0, running: 0, lateSlots: 1 });
+    });
+
+    it('a slot the store gave at once is not checked: the quota held nothing back, so the late request leaves on it', async () => {
+      const { store, released, reserve } = scriptedStore([slot(0, 'a'), slot(0, 'b')]);
+      const { fn, sent } = sender([25]);
+      const call = limiterWith(store, false).schedule(fn);
+      await vi.advanceTimersByTimeAsync(10);
+      await expect(call).resolves.toBe('ok');
+      expect(released).toEqual([]);
+      expect(reserve).toHaveBeenCalledTimes(1);
+      expect(sent).toEqual(['sent at lag 25']);
+      expect(limiter?.stats.lateSlots).toBe(0);
     });
 
     it('a request within the tolerance leaves on its slot', async () => {
@@ -306,11 +318,11 @@ describe('operation limiter and its quota store', () => {
     });
 
     it('late wake-ups and late sends share the bound of three new slots, then the request leaves anyway', async () => {
-      const answers = ['a', 'b', 'c', 'd', 'e'].map((tat) => slot(0, tat));
+      const answers = ['a', 'b', 'c', 'd', 'e'].map((tat) => slot(20, tat));
       const { store, released, reserve } = scriptedStore(answers);
       const { fn, sent } = sender([30, 30, 30, 30]);
       const call = limiterWith(store, false).schedule(fn);
-      await vi.advanceTimersByTimeAsync(20);
+      await vi.advanceTimersByTimeAsync(200);
       await expect(call).resolves.toBe('ok');
       expect(released).toEqual(['a', 'b', 'c']);
       expect(reserve).toHaveBeenCalledTimes(4);
@@ -371,12 +383,12 @@ describe('operation limiter and its quota store', () => {
     });
 
     it('an abort while the call waits for its new slot ends it with an AbortError, nothing sent', async () => {
-      const { store, released } = scriptedStore([slot(0, 'a'), slot(500, 'b')]);
+      const { store, released } = scriptedStore([slot(20, 'a'), slot(500, 'b')]);
       const controller = new AbortController();
       const { fn, sent } = sender([25]);
       const call = limiterWith(store, false).schedule(fn, { signal: controller.signal });
       const settled = expect(call).rejects.toMatchObject({ name: 'AbortError' });
-      await vi.advanceTimersByTimeAsync(20);
+      await vi.advanceTimersByTimeAsync(40);
       controller.abort();
       await vi.advanceTimersByTimeAsync(10);
       await settled;
