@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { beforeSendInterceptor, NotSent, type BeforeSendOptions } from './before-send.js';
+import { BeforeSendDispatcher, NotSent, type BeforeSendOptions } from './before-send.js';
 import { callDeadline } from './call-deadline.js';
 import { VendorError, type VendorCall } from './errors.js';
 import type { ResolvedVendorOptions } from './options.js';
@@ -15,7 +15,7 @@ export function createTransport(
   options: ResolvedVendorOptions,
 ): (vendorRequest: VendorRequest) => Promise<VendorResponse> {
   const authorization = `ApiKey ${options.apiKey}`;
-  const dispatcher = agent.compose(beforeSendInterceptor);
+  const dispatcher = new BeforeSendDispatcher(agent);
   return async (vendorRequest) => {
     const url = `${options.baseUrl}${vendorRequest.path}${queryString(vendorRequest.query ?? [])}`;
     const headers: Record<string, string> = {
@@ -34,7 +34,7 @@ export function createTransport(
     // undici's body timeout restarts on every chunk, so a vendor trickling a byte at a time
     // would hold the call (and its limiter slot) for ever: one deadline covers the whole call.
     const deadline = callDeadline(vendorRequest.signal, options.callTimeoutMs);
-    // The hook travels in the options, where beforeSendInterceptor reads it.
+    // The hook travels in the options, where BeforeSendDispatcher reads it.
     const requestOptions: RequestOptions & Pick<BeforeSendOptions, 'beforeSend'> = {
       dispatcher,
       method: vendorRequest.method,
