@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Origin } from '../contract/envelopes.js';
 import type { CreatedSearch } from '../handlers/index.js';
-import type { ScheduleLimiter } from '../limits/types.js';
+import type { ScheduleLimiter, Slot } from '../limits/types.js';
 import type { VendorClient } from '../vendor-api/client.js';
 import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-async.js';
 import { nextPollAt, type PollSchedule } from './backoff.js';
@@ -194,7 +194,9 @@ function completionDeps(deps: TrackerDeps, schedule: PollSchedule, now: () => nu
   const checkMs = Math.floor(settings.claimTtlMs / 4);
   const fetchSearch: CompletionDeps['fetchSearch'] = (searchId, signal) => {
     const bounded = AbortSignal.any([signal, AbortSignal.timeout(budgetMs)]);
-    const call = () => vendor.getVehicleSearch(searchId, { signal: bounded });
+    // A poll, like a search, leaves only if it still fits its slot (Slot.confirm).
+    const call = (slot?: Slot) =>
+      vendor.getVehicleSearch(searchId, { signal: bounded, beforeSend: slot?.confirm });
     return limiter ? limiter.schedule(call, { signal: bounded }) : call();
   };
   return {

@@ -65,6 +65,13 @@ describe('beforeSend: the last word before a request is written', () => {
     expect(vendor.received.bytes).toBe(oneRequest * 2);
   });
 
+  it('a poll of an asynchronous search honours it too', async () => {
+    const vendor = await startFakeVendor(replyJson(200, { id: 'search-1', version: 'v3Async' }));
+    const client = clientFor(vendor);
+    await expectRefused((beforeSend) => client.getVehicleSearch('search-1', { beforeSend }));
+    expect(vendor.received.bytes).toBe(0);
+  });
+
   it('vehicle-async passes it on with its webhook', async () => {
     const vendor = await startFakeVendor(replyJson(200, { id: 'search-1', version: 'v3Async' }));
     const client = clientFor(vendor);
