@@ -14,10 +14,13 @@ export class QuotaUnavailableError extends AppError {
   }
 }
 
-/** Thrown by Slot.confirm: the request would leave too late for its slot; nothing was sent. */
-export class SlotMissedError extends Error {
+/**
+ * Thrown by Slot.confirm: the request would leave too late for its slot; nothing was sent. The
+ * limiter runs the call again on a new slot, so it reaches a caller only from inside fn.
+ */
+export class SlotMissedError extends AppError {
   constructor() {
-    super('the call would start too late for its slot');
+    super('internal', 'the call would start too late for its slot', { retryable: true });
   }
 }
 

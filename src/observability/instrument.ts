@@ -3,6 +3,7 @@ import type { IdempotencyStore } from '../consumers/idempotency.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { toAppError } from '../errors.js';
 import type { Handler, Handlers } from '../handlers/types.js';
+import { SlotMissedError } from '../limits/errors.js';
 import type { OperationLimiter } from '../limits/types.js';
 import { isProducerFenced, type TransactionalProducer } from '../consumers/commit-loop.js';
 import type { EventPublisher } from '../webhooks/event-publisher.js';
@@ -76,6 +77,8 @@ export function instrumentHandlers(
         metrics.vendorCall(operation, outcome.status, seconds(startedAt));
         return outcome;
       } catch (error) {
+        // Refused before it was sent (Slot.confirm): not a vendor call; the limiter runs it again.
+        if (error instanceof SlotMissedError) throw error;
         const appError = toAppError(error);
         metrics.vendorCall(operation, appError.kind, seconds(startedAt));
         if (appError.httpStatus === 429) metrics.rateLimited(operation);
