@@ -43,7 +43,6 @@ export function localFigures(deps: {
   };
   const started = (operation: Operation): void => {
     calls.set(operation, (calls.get(operation) ?? 0) + 1);
-    inFlight.set(operation, (inFlight.get(operation) ?? 0) + 1);
     const hour = Math.floor(deps.now() / HOUR_MS);
     const h = hourly.get(operation);
     hourly.set(operation, h && h.hour === hour ? { hour, count: h.count + 1 } : { hour, count: 1 });
@@ -56,7 +55,9 @@ export function localFigures(deps: {
       },
       schedule: (fn, options) =>
         limiter.schedule(async (slot) => {
-          started(operation);
+          // A run again on a new slot (the last one was missed) is the same call.
+          if (slot.renewals === 0) started(operation);
+          inFlight.set(operation, (inFlight.get(operation) ?? 0) + 1);
           try {
             return await fn(slot);
           } finally {

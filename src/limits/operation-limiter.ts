@@ -137,7 +137,7 @@ async function run<T>(
   signal: AbortSignal | undefined,
 ): Promise<T> {
   let held = first;
-  for (;;) {
+  for (let renewals = 0; ; renewals++) {
     const current = held;
     let missed: SlotMissedError | undefined;
     let confirmed = false;
@@ -147,6 +147,7 @@ async function run<T>(
         if (!quota.canStart(current, lateRetries)) throw (missed = new SlotMissedError());
         confirmed = true;
       },
+      renewals,
     };
     try {
       return await Promise.resolve().then(() => fn(slot));

@@ -39,6 +39,11 @@ export interface Slot {
    * times at most, as for a late wake-up). A job whose fn never calls it starts on waking.
    */
   readonly confirm: () => void;
+  /**
+   * How many times fn already ran for this call on slots it gave back (0 the first time): a
+   * wrapper that counts calls counts the first run only.
+   */
+  readonly renewals: number;
 }
 
 export interface OperationLimiter {

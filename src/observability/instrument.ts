@@ -31,11 +31,9 @@ export function instrumentLimiter(
   return {
     schedule(fn, options) {
       const queuedAt = performance.now();
-      // fn runs again when its request would have left too late for its slot: still one call.
-      let counted = false;
       return limiter.schedule((slot) => {
-        if (!counted) {
-          counted = true;
+        // fn runs again when its request would have left too late for its slot: still one call.
+        if (slot.renewals === 0) {
           metrics.limiterWait(operation, seconds(queuedAt));
           metrics.callStarted(operation);
         }

@@ -29,7 +29,7 @@ function setup(prepare: Handler['prepare']) {
     limiterFor: () => ({
       schedule: async (fn) => {
         events.push('limiter in');
-        const result = await fn({ confirm: () => undefined });
+        const result = await fn({ confirm: () => undefined, renewals: 0 });
         events.push('limiter out');
         return result;
       },

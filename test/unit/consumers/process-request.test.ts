@@ -39,7 +39,7 @@ function setup(handler: Handler, overrides: Partial<ProcessDeps> = {}) {
         ? { ok: true as const, value: params as ParamsOf<O> }
         : { ok: false as const, message: 'taxId: required' },
     handlers,
-    limiterFor: () => ({ schedule: (fn) => fn({ confirm: () => undefined }), backoff }),
+    limiterFor: () => ({ schedule: (fn) => fn({ confirm: () => undefined, renewals: 0 }), backoff }),
     breakerFor: (op) => breakers.get(op)!,
     idempotency: memoryIdempotencyStore(60),
     retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, budgetMs: 10_000 },
@@ -149,7 +149,7 @@ describe('processRequest', () => {
     );
     const { deps } = setup(handler, {
       limiterFor: () => ({
-        schedule: (fn) => fn({ confirm: confirms[attempt] ?? vi.fn() }),
+        schedule: (fn) => fn({ confirm: confirms[attempt] ?? vi.fn(), renewals: 0 }),
         backoff: () => undefined,
       }),
     });
@@ -370,7 +370,7 @@ describe('processRequest', () => {
         schedule: async (fn, options) => {
           asked.push({ ready: options?.ready });
           await options?.ready;
-          return fn({ confirm: () => undefined });
+          return fn({ confirm: () => undefined, renewals: 0 });
         },
         backoff: () => undefined,
       };

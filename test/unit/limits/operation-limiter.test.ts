@@ -290,6 +290,7 @@ describe('operation limiter and its quota store', () => {
       expect(released).toEqual(['a']);
       expect(reserve).toHaveBeenCalledTimes(2);
       expect(fn).toHaveBeenCalledTimes(2);
+      expect(fn.mock.calls.map(([slot]) => slot.renewals)).toEqual([0, 1]);
       expect(sent).toEqual(['sent at lag 25']);
       expect(limiter?.stats).toMatchObject({ queued: 0, running: 0, lateSlots: 1 });
     });

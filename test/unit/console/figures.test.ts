@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
+import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
+import { localFigures } from '../../../src/console/figures.js';
+import type { ScheduleLimiter, Slot } from '../../../src/limits/types.js';
+import { createMetrics } from '../../../src/observability/metrics.js';
+
+function figures() {
+  const breaker = new CircuitBreaker({ failureThreshold: 3, cooldownMs: 1000 });
+  return localFigures({
+    replica: 'r1',
+    metrics: createMetrics(),
+    limits: Object.fromEntries(
+      OPERATIONS.map((op) => [op, { ratePerSecond: 10, maxConcurrent: 2 }]),
+    ) as Record<Operation, { ratePerSecond: number; maxConcurrent: number }>,
+    breakerFor: () => breaker,
+    paused: () => [],
+    requestTopic: (op) => `verification.requests.${op}`,
+    now: () => Date.parse('2026-11-24T10:00:00.000Z'),
+  });
+}
+
+/** A limiter that runs fn on `runs` slots in turn, as the real one does when a send is refused. */
+function renewingLimiter(runs: number, seen: { inFlight: number[] }, read: () => number): ScheduleLimiter {
+  return {
+    async schedule(fn) {
+      for (let renewals = 0; ; renewals++) {
+        const slot: Slot = { confirm: () => undefined, renewals };
+        try {
+          return await fn(slot);
+        } catch (error) {
+          if (renewals + 1 >= runs) throw error;
+        } finally {
+          seen.inFlight.push(read());
+        }
+      }
+    },
+    backoff: () => undefined,
+  };
+}
+
+describe('the console figures of a replica', () => {
+  it('count a call run again on a new slot once, and none in flight after it', async () => {
+    const local = figures();
+    const seen = { inFlight: [] as number[] };
+    const read = (): number => local.snapshot().operations.vehicle?.inFlight ?? -1;
+    const counted = local.counted('vehicle', renewingLimiter(2, seen, read));
+    let runs = 0;
+    const result = await counted.schedule(() =>
+      ++runs === 1 ? Promise.reject(new Error('slot missed')) : Promise.resolve('ok'),
+    );
+    expect(result).toBe('ok');
+    expect(runs).toBe(2);
+    expect(seen.inFlight).toEqual([0, 0]);
+    expect(local.snapshot().operations.vehicle).toMatchObject({ calls: 1, callsThisHour: 1, inFlight: 0 });
+  });
+});
