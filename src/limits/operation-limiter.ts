@@ -154,7 +154,7 @@ async function run<T>(
     } catch (error) {
       if (missed === undefined || error !== missed) throw error;
     }
-    await quota.giveBack(held.token);
+    await quota.withdraw(held.token);
     held = await quota.acquire(signal, undefined, lateRetries);
   }
 }

@@ -125,6 +125,16 @@ export class QuotaAcquirer {
     });
   }
 
+  /**
+   * Gives back the slot of a call already counted as started whose request was then refused
+   * before it left (Slot.confirm): the call takes a new slot and is counted again there.
+   */
+  withdraw(token: SlotToken): Promise<void> {
+    const window = Math.floor(this.deps.now() / HOUR_MS);
+    if (this.started.window === window && this.started.count > 0) this.started.count -= 1;
+    return this.giveBack(token);
+  }
+
   /** The vendor answered 429: no call starts for `ms`, here at once and in the store. */
   backoff(ms: number): void {
     const { logger, now, store } = this.deps;

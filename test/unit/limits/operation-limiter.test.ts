@@ -292,7 +292,7 @@ describe('operation limiter and its quota store', () => {
       expect(fn).toHaveBeenCalledTimes(2);
       expect(fn.mock.calls.map(([slot]) => slot.renewals)).toEqual([0, 1]);
       expect(sent).toEqual(['sent at lag 25']);
-      expect(limiter?.stats).toMatchObject({ queued: 0, running: 0, lateSlots: 1 });
+      expect(limiter?.stats).toMatchObject({ queued: 0, running: 0, lateSlots: 1, started: 1 });
     });
 
     it('a slot the store gave at once is not checked: the quota held nothing back, so the late request leaves on it', async () => {
