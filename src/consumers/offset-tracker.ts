@@ -21,7 +21,8 @@ export interface DrainedPrefix<T> {
 }
 
 export class OffsetTracker<T> {
-  private readonly entries: TrackedEntry<T>[] = [];
+  /** Taken entries in offset order; those before `head` are drained and cleared. */
+  private entries: (TrackedEntry<T> | undefined)[] = [];
   private head = 0;
   private readonly byOffset = new Map<string, TrackedEntry<T>>();
 
@@ -63,6 +64,8 @@ export class OffsetTracker<T> {
       if (!entry?.done) break;
       for (const output of entry.outputs) outputs.push(output);
       this.byOffset.delete(entry.offset);
+      // Drained: the tracker no longer holds it nor its outputs (the prefix returned does).
+      this.entries[this.head] = undefined;
       last = entry;
       this.head += 1;
       count += 1;
@@ -73,8 +76,11 @@ export class OffsetTracker<T> {
   }
 
   private compact(): void {
-    // Amortised O(1): shift the array only when the drained head dominates it.
-    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+    if (this.head === this.entries.length) {
+      this.entries = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      // Amortised O(1): shift the array only when the drained head dominates it.
       this.entries.splice(0, this.head);
       this.head = 0;
     }

@@ -1,6 +1,31 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { OffsetTracker } from '../../../src/consumers/offset-tracker.js';
+
+/** V8's full collection, reachable without starting the test process with --expose-gc. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as (() => void) | undefined;
+  if (gc === undefined) throw new Error('V8 exposed no gc()');
+  gc();
+}
+
+/**
+ * Which of the outputs `use` gave the tracker are still alive after a full collection (only the
+ * tracker can hold them), and how many entries it holds then (the tracker itself is alive).
+ */
+async function keptAfterCollection(
+  use: (tracker: OffsetTracker<object>) => WeakRef<object>[],
+): Promise<{ kept: boolean[]; size: number }> {
+  const tracker = new OffsetTracker<object>();
+  const refs = use(tracker);
+  // A WeakRef made in a job keeps its target alive until the job ends: collect in a later task.
+  await new Promise((resolve) => setImmediate(resolve));
+  collectGarbage();
+  return { kept: refs.map((ref) => ref.deref() !== undefined), size: tracker.size };
+}
 
 describe('OffsetTracker', () => {
   it('commits only the contiguous prefix when a message is slow', () => {
@@ -74,5 +99,36 @@ describe('OffsetTracker', () => {
         },
       ),
     );
+  });
+
+  it('lets go of what it drained: the prefix holds the outputs until the commit', async () => {
+    // Every partition kept up to 2,048 drained entries and their outputs until the commit after
+    // its next compaction: at 256 partitions that held most of a 50k backlog's output records.
+    const after = await keptAfterCollection((tracker) => {
+      const refs: WeakRef<object>[] = [];
+      for (let offset = 0; offset < 3; offset += 1) {
+        const output = { offset };
+        refs.push(new WeakRef(output));
+        tracker.take(String(offset));
+        tracker.complete(String(offset), [output]);
+      }
+      tracker.take('3');
+      expect(tracker.drain()?.count).toBe(3);
+      return refs;
+    });
+    expect(after).toEqual({ kept: [false, false, false], size: 1 });
+  });
+
+  it('keeps the outputs it has not drained', async () => {
+    const after = await keptAfterCollection((tracker) => {
+      const early = { offset: 0 };
+      const late = { offset: 2 };
+      for (const offset of ['0', '1', '2']) tracker.take(offset);
+      tracker.complete('0', [early]);
+      tracker.complete('2', [late]);
+      expect(tracker.drain()?.count).toBe(1);
+      return [new WeakRef(early), new WeakRef(late)];
+    });
+    expect(after).toEqual({ kept: [false, true], size: 2 });
   });
 });
