@@ -316,9 +316,18 @@ export class Runtime {
  * A partition whose window is full is paused and its unresolved rest fetched again once
  * resumed: a smaller fetch per partition (kafkajs: 1 MiB) bounds what each resume decodes
  * only to drop. A record batch larger than it is still returned whole (KIP-74).
+ *
+ * A whole fetch is bounded too, to what six busy partitions return (kafkajs: 10 MiB). kafkajs
+ * decodes a response at once, and past six partitions the decoded garbage grew with the
+ * partition count: at 256 partitions a 50k backlog came in one 4 MiB response, 50k messages
+ * decoded to take a fair share of about 20 each, which set the peak RSS (bench (d)). Partitions
+ * past the bound wait for the next fetch; those that took their share are paused by then.
  */
-const FETCH_MAX_WAIT_MS = 1_000;
-const FETCH_MAX_BYTES_PER_PARTITION = 256 * 1024;
+export const FETCH_SETTINGS = {
+  maxWaitTimeInMs: 1_000,
+  maxBytesPerPartition: 256 * 1024,
+  maxBytes: 6 * 256 * 1024,
+} as const;
 
 function defaultConsumer(kafka: Kafka, settings: RuntimeSettings): Consumer {
   // Process-wide: also the admin's and the producers' connections, made before or after.
@@ -326,8 +335,7 @@ function defaultConsumer(kafka: Kafka, settings: RuntimeSettings): Consumer {
   return kafka.consumer({
     groupId: settings.groupId,
     readUncommitted: false,
-    maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
-    maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
+    ...FETCH_SETTINGS,
     sessionTimeout: settings.sessionTimeoutMs,
     heartbeatInterval: Math.min(3_000, Math.floor(settings.sessionTimeoutMs / 3)),
   });

@@ -1,0 +1,81 @@
+/**
+ * The runtime's fetch settings on the broker: a fetch returns at most FETCH_SETTINGS.maxBytes
+ * whatever the partition count, and the partitions past that bound are read by later fetches.
+ */
+import type { Kafka } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { FETCH_SETTINGS } from '../../src/consumers/runtime.js';
+import { createTopic, kafkaClient, randomName } from '../helpers/stack.js';
+
+const PARTITIONS = 12;
+/** 400 records of 1 KiB a partition: 12 partitions hold about three times one fetch's bound. */
+const RECORDS_PER_PARTITION = 400;
+const VALUE = Buffer.alloc(1024, 'x');
+/** A response's own framing beyond its records (headers, per-partition fields). */
+const FRAMING_BYTES = 16 * 1024;
+
+let kafka: Kafka;
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(() => {
+  kafka = kafkaClient(inject('kafkaBrokers'));
+});
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+});
+
+/** Connects a client, to be disconnected after the file's tests. */
+async function opened<T extends { connect(): Promise<void>; disconnect(): Promise<void> }>(
+  client: T,
+): Promise<T> {
+  await client.connect();
+  closers.push(() => client.disconnect());
+  return client;
+}
+
+describe('the runtime fetch settings', () => {
+  it('bound each fetch to maxBytes at any partition count and still read every partition', async () => {
+    const topic = randomName('it-fetch-bounds');
+    await createTopic(await opened(kafka.admin()), topic, PARTITIONS);
+    const producer = await opened(kafka.producer());
+    // Small record batches (50 records), so no batch is returned past a bound (KIP-74).
+    for (let from = 0; from < RECORDS_PER_PARTITION; from += 50) {
+      await producer.send({
+        topic,
+        messages: Array.from({ length: PARTITIONS * 50 }, (_, i) => ({
+          partition: i % PARTITIONS,
+          value: VALUE,
+        })),
+      });
+    }
+
+    const consumer = kafka.consumer({ groupId: randomName('it-fetch-bounds'), ...FETCH_SETTINGS });
+    const fetchSizes: number[] = [];
+    consumer.on(consumer.events.REQUEST, ({ payload }) => {
+      if (payload.apiName === 'Fetch' && payload.size > 1024) fetchSizes.push(payload.size);
+    });
+    const read = new Map<number, number>();
+    let total = 0;
+    let resolveAll = (): void => undefined;
+    const all = new Promise<void>((resolve) => (resolveAll = resolve));
+    await opened(consumer);
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachBatch: ({ batch }) => {
+        read.set(batch.partition, (read.get(batch.partition) ?? 0) + batch.messages.length);
+        total += batch.messages.length;
+        if (total >= PARTITIONS * RECORDS_PER_PARTITION) resolveAll();
+        return Promise.resolve();
+      },
+    });
+    await all;
+
+    expect([...read.entries()].sort(([a], [b]) => a - b)).toEqual(
+      Array.from({ length: PARTITIONS }, (_, partition) => [partition, RECORDS_PER_PARTITION]),
+    );
+    // The records alone would fill three fetches at the bound.
+    expect(fetchSizes.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...fetchSizes)).toBeLessThanOrEqual(FETCH_SETTINGS.maxBytes + FRAMING_BYTES);
+  });
+});
