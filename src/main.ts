@@ -27,7 +27,7 @@ export async function startService(
 ): Promise<Service> {
   const closers = new Closers(logger);
   try {
-    const tracing = createTracing(tracingSettings(config, options.spanExporter));
+    const tracing = await createTracing(tracingSettings(config, options.spanExporter));
     if (tracing) closers.add('tracing', () => tracing.shutdown());
     const infra = await connectInfrastructure(config, logger, closers);
     // The console's figures read the runtime's paused partitions, once it exists.

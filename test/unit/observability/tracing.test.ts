@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { otlpTracesEndpoint } from '../../../src/service/settings.js';
 import { createTracing } from '../../../src/observability/tracing.js';
@@ -12,9 +12,33 @@ const base = {
 const endpoint = (env: Record<string, string>) => otlpTracesEndpoint(loadConfig({ ...base, ...env }));
 
 describe('tracing settings', () => {
-  it('exports nothing unless an exporter is configured', () => {
+  it('exports nothing unless an exporter is configured', async () => {
     expect(endpoint({})).toBeUndefined();
-    expect(createTracing({ serviceName: 's', otlpTracesEndpoint: endpoint({}) })).toBeUndefined();
+    expect(await createTracing({ serviceName: 's', otlpTracesEndpoint: endpoint({}) })).toBeUndefined();
+  });
+
+  it('loads the OpenTelemetry SDK only when spans have somewhere to go', async () => {
+    vi.resetModules();
+    const loaded = vi.fn();
+    vi.doMock('../../../src/observability/tracing-sdk.js', () => {
+      loaded();
+      return { createSdkTracing: () => ({ shutdown: () => Promise.resolve() }) };
+    });
+    try {
+      const fresh = await import('../../../src/observability/tracing.js');
+      expect(await fresh.createTracing({ serviceName: 's' })).toBeUndefined();
+      expect(loaded).not.toHaveBeenCalled();
+      expect(
+        await fresh.createTracing({
+          serviceName: 's',
+          otlpTracesEndpoint: 'http://127.0.0.1:4318/v1/traces',
+        }),
+      ).toBeDefined();
+      expect(loaded).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.doUnmock('../../../src/observability/tracing-sdk.js');
+      vi.resetModules();
+    }
   });
 
   it('follows the OTEL_* rules for the OTLP/HTTP traces endpoint', () => {
