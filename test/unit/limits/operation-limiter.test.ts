@@ -295,27 +295,23 @@ describe('operation limiter and its quota store', () => {
       expect(limiter?.stats).toMatchObject({ queued: 0, running: 0, lateSlots: 1, started: 1 });
     });
 
-    it('a slot the store gave at once is not checked: the quota held nothing back, so the late request leaves on it', async () => {
-      const { store, released, reserve } = scriptedStore([slot(0, 'a'), slot(0, 'b')]);
-      const { fn, sent } = sender([25]);
+    it.each([
+      {
+        case: 'a slot the store gave at once is not checked: the quota held nothing back, so the late request leaves on it',
+        waitMs: 0,
+        busyMs: 25,
+      },
+      { case: 'a paced slot whose request is within the tolerance leaves on it', waitMs: 20, busyMs: 8 },
+    ])('$case', async ({ waitMs, busyMs }) => {
+      const { store, released, reserve } = scriptedStore([slot(waitMs, 'a'), slot(0, 'b')]);
+      const { fn, sent } = sender([busyMs]);
       const call = limiterWith(store, false).schedule(fn);
-      await vi.advanceTimersByTimeAsync(10);
+      await vi.advanceTimersByTimeAsync(waitMs + 10);
       await expect(call).resolves.toBe('ok');
       expect(released).toEqual([]);
       expect(reserve).toHaveBeenCalledTimes(1);
-      expect(sent).toEqual(['sent at lag 25']);
+      expect(sent).toEqual([`sent at lag ${String(busyMs)}`]);
       expect(limiter?.stats.lateSlots).toBe(0);
-    });
-
-    it('a request within the tolerance leaves on its slot', async () => {
-      const { store, released, reserve } = scriptedStore([slot(0, 'a')]);
-      const { fn, sent } = sender([8]);
-      const call = limiterWith(store, false).schedule(fn);
-      await vi.advanceTimersByTimeAsync(10);
-      await expect(call).resolves.toBe('ok');
-      expect(released).toEqual([]);
-      expect(reserve).toHaveBeenCalledTimes(1);
-      expect(sent).toHaveLength(1);
     });
 
     it('late wake-ups and late sends share the bound of three new slots, then the request leaves anyway', async () => {
