@@ -33,7 +33,7 @@ import type { TakeWindow } from './take-window.js';
 export interface CommitLoopDeps {
   settings: { commitIntervalMs: number };
   /** Whether a partition paused for its window may take again. */
-  window: Pick<TakeWindow, 'room' | 'use'>;
+  window: Pick<TakeWindow, 'resumable' | 'use'>;
   /** The partitions held now. */
   partitions(): Iterable<PartitionState>;
   producer: Pick<TransactionalProducer, 'commit'>;
@@ -192,7 +192,7 @@ export class CommitLoop {
     for (const { state, prefix } of taken) {
       count += prefix.count;
       state.committed(prefix.nextOffset, startedAt);
-      if (this.deps.window.room(state, use) > 0)
+      if (this.deps.window.resumable(state, use))
         this.deps.pauses.resume(state.topic, state.partition, 'window');
     }
     this.deps.metrics?.committed(count);

@@ -48,4 +48,18 @@ export class TakeWindow {
     const share = Math.ceil(replicaWindow / Math.max(1, use.partitions));
     return Math.max(0, Math.min(partitionWindow - own, Math.max(replicaWindow - use.total, share - own)));
   }
+
+  /**
+   * Whether a partition paused for its window may be fetched again: once it has room for at
+   * least as many requests as it still holds (at most half full), not at the first free slot.
+   * A resumed partition's fetch decodes up to `maxBytesPerPartition` of records, about 2,900
+   * small requests, and the take keeps only what the room allows; the rest is dropped and
+   * fetched again after the next resume. Resuming at the first free slot took a few records per
+   * fetch under a rate limit, and every taken record kept its whole fetch response alive until
+   * its commit.
+   */
+  resumable(state: PartitionState, use: WindowUse = this.use()): boolean {
+    const room = this.room(state, use);
+    return room > 0 && room >= state.tracker.size;
+  }
 }

@@ -267,15 +267,18 @@ describe('CommitLoop', () => {
     expect(transactions.map((t) => t.records)).toEqual([['a']]);
   });
 
-  it('resumes a partition paused for its window once the commit leaves room', async () => {
-    const { state, loop, pauses, resumed } = setup(2);
-    state.tracker.take('0');
-    state.tracker.take('1');
+  it('resumes a partition paused for its window once a commit leaves it at most half full', async () => {
+    const { state, loop, pauses, resumed } = setup(4);
+    for (const offset of ['0', '1', '2', '3']) state.tracker.take(offset);
     pauses.pause('requests', 3, 'window');
+
     state.tracker.complete('0', []);
-
     await loop.commitRound();
+    // Room for one, three still held: a fetch now would take one record of it.
+    expect(resumed).toEqual([]);
 
+    state.tracker.complete('1', []);
+    await loop.commitRound();
     expect(resumed).toEqual(['requests/3']);
     expect(pauses.isPausedFor('requests', 3, 'window')).toBe(false);
   });

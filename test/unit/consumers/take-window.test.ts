@@ -88,4 +88,46 @@ describe('TakeWindow', () => {
       ),
     );
   });
+
+  it('resumes a full partition once it is at most half full, against its own window or its share', () => {
+    const states = held(4);
+    const [own, shared] = states as [PartitionState, PartitionState];
+    const window = new TakeWindow({ partitionWindow: 10, replicaWindow: 1000 }, () => states);
+    take(own, 10);
+    expect(window.resumable(own)).toBe(false);
+    commit(own, 4);
+    expect(window.resumable(own)).toBe(false);
+    commit(own, 1);
+    expect(window.resumable(own)).toBe(true);
+
+    // The replica is full: the partition's limit is its share, 40 over 4 partitions.
+    const tight = new TakeWindow({ partitionWindow: 1000, replicaWindow: 40 }, () => states);
+    commit(own, 5);
+    take(states[2] as PartitionState, 30);
+    take(shared, 10);
+    expect(tight.room(shared)).toBe(0);
+    commit(shared, 4);
+    expect(tight.resumable(shared)).toBe(false);
+    commit(shared, 1);
+    expect(tight.resumable(shared)).toBe(true);
+  });
+
+  it('always resumes a paused partition by the time its last request is committed', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 1, max: 3000 }),
+        fc.integer({ min: 1, max: 5000 }),
+        fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 60 }),
+        (partitions, partitionWindow, replicaWindow, holds) => {
+          const states = held(partitions);
+          const window = new TakeWindow({ partitionWindow, replicaWindow }, () => states);
+          states.forEach((state, i) => { take(state, Math.min(partitionWindow, holds[i % holds.length] ?? 0)); });
+          const [first] = states as [PartitionState];
+          commit(first, first.tracker.size);
+          expect(window.resumable(first)).toBe(true);
+        },
+      ),
+    );
+  });
 });
