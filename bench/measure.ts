@@ -17,6 +17,7 @@ import {
   SANDBOX_NODE_OPTIONS,
   SANDBOX_PORT,
   SERVICE_NODE_OPTIONS,
+  MALLOC_ARENAS,
   round,
   type Measured,
   type Scenario,
@@ -111,6 +112,7 @@ export function startSystem(
     ADMIN_PORT: '0',
     LOG_LEVEL: 'info',
     NODE_OPTIONS: SERVICE_NODE_OPTIONS,
+    MALLOC_ARENA_MAX: MALLOC_ARENAS,
     ...scenario.service,
     ...extraEnv,
   };
