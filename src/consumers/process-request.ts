@@ -9,6 +9,7 @@ import type { Operation } from '../contract/operations.js';
 import { InvalidRequestError, toAppError, type AppError } from '../errors.js';
 import { decodeWhenRegistryAnswers, type DecodeDeps } from './decode-wait.js';
 import { checkRequestBytes } from './value-guard.js';
+import { DeferredStart } from './deferred-start.js';
 import type { z } from 'zod';
 import { requestEnvelopeSchema } from '../contract/envelopes.js';
 import type { ParamsOf } from '../contract/params.js';
@@ -77,20 +78,23 @@ export async function processRequest<O extends Operation>(
     hash: paramsHash(params),
     receivedAt,
   };
-  // The first claim runs while the call waits for its limiter slot, and the call starts only
-  // once the claim is a reservation: a round trip to Redis less before every vendor call.
-  const claim = deps.idempotency.claim(incoming.operation, envelope.requestId);
+  // The first claim is sent with the call's limiter slot (one write to Redis for both), and
+  // the call starts only once the claim is a reservation: a round trip to Redis less before
+  // every vendor call.
+  const claim = new DeferredStart(() => deps.idempotency.claim(incoming.operation, envelope.requestId));
   try {
-    return await payAndStore(request, reservationOf(claim), signals, log);
+    return await payAndStore(request, claim, signals, log);
   } catch (error) {
     if (!(error instanceof NotStarted)) throw error;
   }
   // Not a reservation. A failing store (Redis down) throws to the runtime, which tries the
   // message again in place: an infrastructure fault must not turn requests into dead letters.
-  const slot = await reserveOrReuse(deps, incoming.operation, envelope.requestId, await claim, signal);
+  const slot = await reserveOrReuse(deps, incoming.operation, envelope.requestId, await claim.promise, signal);
   if (slot === 'aborted') return { kind: 'aborted' };
   if ('paid' in slot) return reusePaid(request, slot.paid, log);
-  return payAndStore(request, Promise.resolve(slot.reservation), signals, log);
+  const held = new DeferredStart<Claim>(() => Promise.resolve(slot));
+  void held.start();
+  return payAndStore(request, held, signals, log);
 }
 
 const NOT_RESERVED = new Error('requestId not reserved');
@@ -137,10 +141,11 @@ function reusePaid<O extends Operation>(
  */
 async function payAndStore<O extends Operation>(
   { deps, incoming, envelope, params, hash, receivedAt }: CheckedRequest<O>,
-  reservation: Promise<Reservation>,
+  claim: DeferredStart<Claim>,
   signals: RequestSignals,
   log: RequestLogger,
 ): Promise<ProcessOutcome> {
+  const reservation = reservationOf(claim.promise);
   let call: { outcome: HandlerOutcome; attempts: number };
   try {
     const context = {
@@ -149,14 +154,19 @@ async function payAndStore<O extends Operation>(
       correlation: incoming.correlation,
       origin: incoming.origin,
     };
-    call = await callWithRetries(deps, incoming.operation, context, params, signals, log, reservation);
+    call = await callWithRetries(deps, incoming.operation, context, params, signals, log, {
+      promise: reservation,
+      start: claim.start,
+    });
   } catch (error) {
     if (error instanceof NotStarted) throw error;
-    // Held once the claim answers, whether or not a call started (an abort in the queue).
-    await reservation.then(
-      (held) => held.release(),
-      () => undefined,
-    );
+    // Held once the claim answers, whether or not a call started (an abort in the queue); never
+    // sent when the wait ended before the slot was asked for.
+    if (claim.started)
+      await reservation.then(
+        (held) => held.release(),
+        () => undefined,
+      );
     if (signals.signal.aborted) return { kind: 'aborted' };
     const failure = error instanceof RetriesExhausted ? error : new RetriesExhausted(toAppError(error), 0);
     return deadLetter(deps, incoming, envelope, failure.error, failure.attempts, envelope.requestId);

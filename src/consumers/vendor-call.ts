@@ -66,16 +66,17 @@ export async function callWithRetries<O extends Operation>(
   { signal, callSignal }: RequestSignals,
   log: RequestLogger,
   /**
-   * When given, no call starts before it resolves: it runs while the call waits for its limiter
-   * slot (the idempotency claim). If it rejects, this throws NotStarted and nothing was called.
+   * When given, no call starts before `promise` resolves: the idempotency claim, set going by
+   * `start` as the limiter asks Redis for the call's slot (one write for both), or before
+   * anything else waits on it. If it rejects, this throws NotStarted and nothing was called.
    */
-  ready?: Promise<unknown>,
+  ready?: { promise: Promise<unknown>; start: () => unknown },
 ): Promise<{ outcome: HandlerOutcome; attempts: number }> {
   const handler: Handler<O> = deps.handlers[operation];
   const limiter = deps.limiterFor(operation);
   const breaker = deps.breakerFor(operation);
   const call: Call<O> = { deps, operation, breaker, limiter, signal, log };
-  const gate = ready?.then(
+  const gate = ready?.promise.then(
     () => undefined,
     (reason: unknown) => {
       throw new NotStarted(reason);
@@ -87,7 +88,10 @@ export async function callWithRetries<O extends Operation>(
   // and the breaker: it is not a vendor call. Its failure is the request's dead letter. It
   // waits for `ready`, as does a breaker that is not closed: neither is held for a request
   // that will not call.
-  if (gate && (handler.prepare || breaker.state !== 'closed')) await gate;
+  if (ready && (handler.prepare || breaker.state !== 'closed')) {
+    ready.start();
+    await gate;
+  }
   const input = handler.prepare ? await handler.prepare(params, signal) : params;
   // The limiter's last word on the slot comes as the request is written (Slot.confirm).
   const run = ({ confirm }: Slot): Promise<HandlerOutcome> =>
@@ -103,10 +107,15 @@ export async function callWithRetries<O extends Operation>(
     try {
       // The limiter's signal ends only the wait for a slot; once started, only callSignal stops
       // the call. The limiter waits for the gate before it starts the call; so does the call.
-      const outcome = await limiter.schedule(gate ? (slot) => gate.then(() => run(slot)) : run, {
-        signal,
-        ready: gate,
-      });
+      const outcome = await limiter.schedule(
+        ready && gate
+          ? (slot) => {
+              ready.start();
+              return gate.then(() => run(slot));
+            }
+          : run,
+        { signal, ready: gate, startReady: ready?.start },
+      );
       breaker.recordSuccess();
       return { outcome, attempts };
     } catch (thrown) {

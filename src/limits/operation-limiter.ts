@@ -78,7 +78,7 @@ interface Parts {
 function schedule<T>(
   parts: Parts,
   fn: (slot: Slot) => Promise<T>,
-  { signal, ready }: ScheduleOptions,
+  { signal, ready, startReady }: ScheduleOptions,
 ): Promise<T> {
   const { quota, batcher, counts } = parts;
   if (signal?.aborted) return Promise.reject(abortError(signal));
@@ -106,7 +106,7 @@ function schedule<T>(
     const job = async (): Promise<void> => {
       if (!waiting) return;
       const lateRetries: LateRetries = { count: 0 };
-      const held = await quota.acquire(signal, ready, lateRetries).catch((error: unknown) => {
+      const held = await quota.acquire(signal, ready, lateRetries, startReady).catch((error: unknown) => {
         fail(error);
       });
       if (held === undefined) return;

@@ -79,10 +79,14 @@ export class QuotaAcquirer {
     signal: AbortSignal | undefined,
     ready?: Promise<unknown>,
     lateRetries: LateRetries = { count: 0 },
+    /** Sets `ready` going (ScheduleOptions.startReady): called as the slot is asked for. */
+    startReady?: () => unknown,
   ): Promise<HeldSlot> {
     const { now, sleeper } = this.deps;
     for (;;) {
       if (this.backoffUntil > now()) await sleeper.until(this.backoffUntil, signal);
+      // In the same tick as the reservation: a Redis command it sends goes in the same write.
+      startReady?.();
       const admission = await this.reserve();
       // Lateness counts from the slot's start on this clock (dueAt), else from the answer: the
       // round trip to Redis is not the event loop lagging, and counting it made every call

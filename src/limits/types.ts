@@ -28,6 +28,12 @@ export interface LimiterDeps {
 export interface ScheduleOptions {
   signal?: AbortSignal | undefined;
   ready?: Promise<unknown> | undefined;
+  /**
+   * Sets going the work `ready` waits for (the idempotency claim). The limiter calls it just as
+   * it asks the quota store for the job's slot, so that a Redis command it sends shares that
+   * round trip; and before it waits on `ready` in any case.
+   */
+  startReady?: (() => unknown) | undefined;
 }
 
 /** The quota slot a started job holds. */

@@ -363,12 +363,33 @@ describe('processRequest', () => {
       };
     }
 
-    /** A limiter that starts fn once `ready` resolves, and records what it was asked. */
+    /**
+     * A limiter whose call waits in its queue until the request's wait is aborted; having asked
+     * for its slot (which sets the claim going) when `asksForSlot`.
+     */
+    function queueUntilAborted({ asksForSlot }: { asksForSlot: boolean }): ScheduleLimiter {
+      return {
+        schedule: (_fn, options) =>
+          new Promise((_resolve, reject) => {
+            if (asksForSlot) options?.startReady?.();
+            options?.signal?.addEventListener('abort', () => {
+              reject(new Error('aborted in the queue'));
+            });
+          }),
+        backoff: () => undefined,
+      };
+    }
+
+    /**
+     * A limiter that asks for a slot (setting `ready` going, as the real one does with its slot's
+     * round trip), starts fn once `ready` resolves, and records what it was asked.
+     */
     function readyLimiter() {
       const asked: { ready: Promise<unknown> | undefined }[] = [];
       const limiter: ScheduleLimiter = {
         schedule: async (fn, options) => {
           asked.push({ ready: options?.ready });
+          options?.startReady?.();
           await options?.ready;
           return fn({ confirm: () => undefined, renewals: 0 });
         },
@@ -449,18 +470,11 @@ describe('processRequest', () => {
     it('gives back a reservation that answers after the wait for a slot was aborted', async () => {
       const claim = pendingClaim();
       const revoked = new AbortController();
-      const limiter: ScheduleLimiter = {
-        // Waits for its slot until the request's wait is aborted.
-        schedule: (_fn, options) =>
-          new Promise((_resolve, reject) => {
-            options?.signal?.addEventListener('abort', () => {
-              reject(new Error('aborted in the queue'));
-            });
-          }),
-        backoff: () => undefined,
-      };
       const handler = vi.fn(() => Promise.resolve(ok));
-      const { deps } = setup(handler, { idempotency: claim.idempotency, limiterFor: () => limiter });
+      const { deps } = setup(handler, {
+        idempotency: claim.idempotency,
+        limiterFor: () => queueUntilAborted({ asksForSlot: true }),
+      });
       const pending = processRequest(deps, incoming(request), signals(revoked.signal), log);
       await vi.waitFor(() => {
         expect(claim.claims).toHaveBeenCalledTimes(1);
@@ -471,6 +485,48 @@ describe('processRequest', () => {
       await expect(pending).resolves.toEqual({ kind: 'aborted' });
       expect(claim.released).toHaveBeenCalledTimes(1);
       expect(handler).not.toHaveBeenCalled();
+    });
+
+    it('sends the claim only as the limiter asks for the slot, so both share a round trip', async () => {
+      const claim = pendingClaim();
+      let askForSlot: () => void = () => undefined;
+      const limiter: ScheduleLimiter = {
+        schedule: (fn, options) =>
+          new Promise((resolve, reject) => {
+            askForSlot = () => {
+              options?.startReady?.();
+              fn({ confirm: () => undefined, renewals: 0 }).then(resolve, reject);
+            };
+          }),
+        backoff: () => undefined,
+      };
+      const handler = vi.fn(() => Promise.resolve(ok));
+      const { deps } = setup(handler, { idempotency: claim.idempotency, limiterFor: () => limiter });
+      const pending = processRequest(deps, incoming(request), signals(), log);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(claim.claims).not.toHaveBeenCalled();
+
+      askForSlot();
+      expect(claim.claims).toHaveBeenCalledTimes(1);
+      claim.answer({ reservation: claim.reservation });
+      await expect(pending).resolves.toMatchObject({ kind: 'result', result: { attempts: 1 } });
+      expect(handler).toHaveBeenCalledTimes(1);
+    });
+
+    it('sends no claim, and so holds nothing to give back, when the wait ends before a slot is asked for', async () => {
+      const claim = pendingClaim();
+      const revoked = new AbortController();
+      const handler = vi.fn(() => Promise.resolve(ok));
+      const { deps } = setup(handler, {
+        idempotency: claim.idempotency,
+        limiterFor: () => queueUntilAborted({ asksForSlot: false }),
+      });
+      const pending = processRequest(deps, incoming(request), signals(revoked.signal), log);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      revoked.abort();
+      await expect(pending).resolves.toEqual({ kind: 'aborted' });
+      expect(claim.claims).not.toHaveBeenCalled();
+      expect(claim.released).not.toHaveBeenCalled();
     });
 
     it('does not wait for an open breaker when the outcome is already paid', async () => {

@@ -228,6 +228,27 @@ describe('operation limiter and its quota store', () => {
     expect(released).toEqual([]);
   });
 
+  it('sets ready going just as it asks the store for the slot, in the same tick', async () => {
+    const order: string[] = [];
+    // Cleared by the first microtask after startReady: still true while the same tick runs.
+    let sameTick = false;
+    const { store } = scriptedStore([slot(0, 'a')], [], () => {
+      order.push(sameTick ? 'reserve in the same tick' : 'reserve');
+    });
+    const startReady = vi.fn(() => {
+      order.push('startReady');
+      sameTick = true;
+      queueMicrotask(() => (sameTick = false));
+    });
+    const call = limiterWith(store, false).schedule(() => Promise.resolve('ok'), {
+      ready: Promise.resolve(),
+      startReady,
+    });
+    await vi.advanceTimersByTimeAsync(5);
+    await expect(call).resolves.toBe('ok');
+    expect(order).toEqual(['startReady', 'reserve in the same tick']);
+  });
+
   it('a ready that rejects ends the wait with its reason and gives the slot back, without calling fn', async () => {
     const { store, released } = scriptedStore([slot(20, 'a')]);
     const fn = vi.fn(() => Promise.resolve('ok'));
