@@ -160,13 +160,15 @@ async function payAndStore<O extends Operation>(
     });
   } catch (error) {
     if (error instanceof NotStarted) throw error;
-    // Held once the claim answers, whether or not a call started (an abort in the queue); never
-    // sent when the wait ended before the slot was asked for.
-    if (claim.started)
-      await reservation.then(
-        (held) => held.release(),
-        () => undefined,
-      );
+    // Held once the claim answers, whether or not a call started (an abort in the queue). A
+    // claim not sent yet may still be: a limiter that closed while its job slept towards a
+    // backoff asks for the slot on waking. It is let go whenever it answers, and waited for
+    // here only when already sent.
+    const released = reservation.then(
+      (held) => held.release(),
+      () => undefined,
+    );
+    if (claim.started) await released;
     if (signals.signal.aborted) return { kind: 'aborted' };
     const failure = error instanceof RetriesExhausted ? error : new RetriesExhausted(toAppError(error), 0);
     return deadLetter(deps, incoming, envelope, failure.error, failure.attempts, envelope.requestId);

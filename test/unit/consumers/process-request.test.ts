@@ -529,6 +529,32 @@ describe('processRequest', () => {
       expect(claim.released).not.toHaveBeenCalled();
     });
 
+    it('lets go of a claim sent after the call gave up waiting (a job that woke after its limiter closed)', async () => {
+      const claim = pendingClaim();
+      let wake: () => void = () => undefined;
+      const limiter: ScheduleLimiter = {
+        schedule: (_fn, options) =>
+          new Promise((_resolve, reject) => {
+            wake = () => options?.startReady?.();
+            reject(new Error('limiter closed'));
+          }),
+        backoff: () => undefined,
+      };
+      const handler = vi.fn(() => Promise.resolve(ok));
+      const { deps } = setup(handler, { idempotency: claim.idempotency, limiterFor: () => limiter });
+      const outcome = await processRequest(deps, incoming(request), signals(), log);
+      expect(outcome).toMatchObject({ kind: 'error' });
+      expect(claim.claims).not.toHaveBeenCalled();
+
+      wake();
+      expect(claim.claims).toHaveBeenCalledTimes(1);
+      claim.answer({ reservation: claim.reservation });
+      await vi.waitFor(() => {
+        expect(claim.released).toHaveBeenCalledTimes(1);
+      });
+      expect(handler).not.toHaveBeenCalled();
+    });
+
     it('does not wait for an open breaker when the outcome is already paid', async () => {
       const claim = pendingClaim();
       const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 60_000 });
