@@ -1,5 +1,6 @@
 import Bottleneck from 'bottleneck';
 import type { Logger } from '../observability/logger.js';
+import { skipUnheardEvents } from './bottleneck-events.js';
 import { useMicrotaskYield } from './bottleneck-yield.js';
 import { LimiterClosedError } from './errors.js';
 
@@ -28,6 +29,7 @@ export class JobBatcher {
 
   constructor(maxConcurrent: number, logger: Logger) {
     useMicrotaskYield();
+    skipUnheardEvents();
     this.bottleneck = new Bottleneck({ maxConcurrent });
     this.bottleneck.on('error', (error: unknown) => {
       logger.error({ err: error }, 'local scheduler failed');
