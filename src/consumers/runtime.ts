@@ -131,7 +131,7 @@ export class Runtime {
         this.spendCaps.opened(operation, topic, partition);
       },
       seek: (topic, partition, offset) => {
-        this.consumer.seek({ topic, partition, offset });
+        this.seek(topic, partition, offset);
       },
       scheduler: this.scheduler,
       logger,
@@ -159,13 +159,32 @@ export class Runtime {
           // since): seeking there at once, with no read, skips nothing. kafkajs keeps a seek on
           // a partition no longer assigned until it is assigned again.
           const offset = state.committedOffset === '-1' ? EARLIEST_OFFSET : state.committedOffset;
-          this.consumer.seek({ topic: state.topic, partition: state.partition, offset });
+          this.seek(state.topic, state.partition, offset);
         }
       },
       onFatal: (error) => {
         this.fail(error);
       },
     });
+  }
+
+  /**
+   * kafkajs's seek, except while its consumer is between runs: after a crash it restarts (a
+   * broker outage, for one), and until then seek throws. Nothing is lost by not seeking then:
+   * the restarted consumer joins the group again and reads every partition it gets from the
+   * group's committed offset, where the seek was going (or past it, if another member has
+   * committed since).
+   */
+  private seek(topic: string, partition: number, offset: string): void {
+    try {
+      this.consumer.seek({ topic, partition, offset });
+    } catch (error) {
+      if (!isBetweenRuns(error)) throw error;
+      this.deps.logger.warn(
+        { topic, partition },
+        'consumer restarting; the partition is read from its committed offset once the group is joined again',
+      );
+    }
   }
 
   private createWorker(): Worker {
@@ -339,4 +358,9 @@ function defaultConsumer(kafka: Kafka, settings: RuntimeSettings): Consumer {
     sessionTimeout: settings.sessionTimeoutMs,
     heartbeatInterval: Math.min(3_000, Math.floor(settings.sessionTimeoutMs / 3)),
   });
+}
+
+/** kafkajs 2.2.4's answer to a seek while its consumer group is down (between crash and restart). */
+function isBetweenRuns(error: unknown): boolean {
+  return error instanceof Error && error.message.includes('consumer#run must be called first');
 }

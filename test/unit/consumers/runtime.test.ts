@@ -28,7 +28,7 @@ interface JoinPayload {
  * A consumer that never connects: its event names come from an unconnected kafkajs consumer;
  * `join` plays the group's GROUP_JOIN event.
  */
-function fakeConsumer(log: string[]) {
+function fakeConsumer(log: string[], { betweenRuns = false } = {}) {
   const unconnected = new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING }).consumer({
     groupId: 'g',
   });
@@ -41,7 +41,9 @@ function fakeConsumer(log: string[]) {
       listeners.set(event, listener);
       return () => undefined;
     }) as RuntimeConsumer['on'],
-    seek: ({ partition, offset }) => {
+    seek: ({ topic, partition, offset }) => {
+      // Between runs (after a crash, before kafkajs restarts it), kafkajs's own seek answers.
+      if (betweenRuns) unconnected.seek({ topic, partition, offset });
       seeks.push(`${partition}@${offset}`);
     },
     connect: () => {
@@ -122,8 +124,8 @@ function fakeProducer(log: string[]) {
   return { producer, refuse: (type: string) => refusals.push(Object.assign(new Error(type), { type })) };
 }
 
-function setup(log: string[]) {
-  const { consumer, run, join, seeks } = fakeConsumer(log);
+function setup(log: string[], consumerOptions: { betweenRuns?: boolean } = {}) {
+  const { consumer, run, join, seeks } = fakeConsumer(log, consumerOptions);
   const { producer, refuse } = fakeProducer(log);
   const runtime = new Runtime({
     kafka: new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING }),
@@ -156,6 +158,18 @@ function setup(log: string[]) {
 }
 
 const heldPartitions = (runtime: Runtime) => runtime.stats().partitions.map((p) => p.partition);
+
+/** A partition taken under generation 1 whose commit the group refuses; then a stop. */
+async function refusedRound(consumerOptions: { betweenRuns?: boolean } = {}) {
+  const log: string[] = [];
+  const { runtime, run, join, seeks, refuse } = setup(log, consumerOptions);
+  await runtime.start();
+  join(1, 'member-a', [1]);
+  refuse('ILLEGAL_GENERATION');
+  await run.eachBatch?.(payload([empty('0')], 1));
+  await runtime.stop();
+  return { runtime, log, seeks };
+}
 
 describe('Runtime', () => {
   it('commits every partition through one producer, for the joined generation, and at stop commits what completed before closing', async () => {
@@ -205,20 +219,22 @@ describe('Runtime', () => {
   });
 
   it('reads the partitions of a refused commit again from their committed offsets', async () => {
-    const log: string[] = [];
-    const { runtime, run, join, seeks, refuse } = setup(log);
-    await runtime.start();
-    join(1, 'member-a', [1]);
-    refuse('ILLEGAL_GENERATION');
-    await run.eachBatch?.(payload([empty('0')], 1));
-
-    await runtime.stop();
-
+    const { runtime, log, seeks } = await refusedRound();
     expect(log.filter((line) => line.startsWith('commit'))).toEqual([]);
     expect(heldPartitions(runtime)).toEqual([]);
     // Nothing committed yet: read again from the earliest offset.
     await vi.waitFor(() => {
       expect(seeks).toEqual(['1@-2']);
     });
+  });
+
+  it('lets a refused commit go without a seek while the consumer is between runs', async () => {
+    // The refused round ends (onFatal would throw, an escaped error would fail the test run);
+    // the restarted consumer reads the partition from the group's committed offset.
+    const { runtime, log, seeks } = await refusedRound({ betweenRuns: true });
+    expect(log.filter((line) => line.startsWith('commit'))).toEqual([]);
+    expect(heldPartitions(runtime)).toEqual([]);
+    expect(seeks).toEqual([]);
+    expect(log.at(-1)).toBe('producer close');
   });
 });
