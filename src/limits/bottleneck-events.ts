@@ -6,7 +6,8 @@ import Bottleneck from 'bottleneck';
  * about a dozen a job. Each trigger runs an async function compiled to a generator: a
  * generator, a promise and their closures, then the same again for the "debug" event it
  * triggers in turn, whether or not anything listens. In benchmark (b) (a rate-limited
- * replica) that wrapper was about a fifth of the service's allocations.
+ * replica) skipping it took 10.9% off the service's allocations (bottleneck's share of them
+ * went from about a quarter to a sixth).
  *
  * So a trigger that no one listens for (neither the event nor "debug") returns a resolved
  * promise of undefined at once, which is what the async function returns then. Anything that
