@@ -380,6 +380,19 @@ describe('processRequest', () => {
       };
     }
 
+    /** A request whose call waits in a queueUntilAborted limiter until `revoked` aborts. */
+    function waitingInQueue(limiter: { asksForSlot: boolean }) {
+      const claim = pendingClaim();
+      const revoked = new AbortController();
+      const handler = vi.fn(() => Promise.resolve(ok));
+      const { deps } = setup(handler, {
+        idempotency: claim.idempotency,
+        limiterFor: () => queueUntilAborted(limiter),
+      });
+      const pending = processRequest(deps, incoming(request), signals(revoked.signal), log);
+      return { claim, revoked, handler, pending };
+    }
+
     /**
      * A limiter that asks for a slot (setting `ready` going, as the real one does with its slot's
      * round trip), starts fn once `ready` resolves, and records what it was asked.
@@ -468,14 +481,7 @@ describe('processRequest', () => {
     });
 
     it('gives back a reservation that answers after the wait for a slot was aborted', async () => {
-      const claim = pendingClaim();
-      const revoked = new AbortController();
-      const handler = vi.fn(() => Promise.resolve(ok));
-      const { deps } = setup(handler, {
-        idempotency: claim.idempotency,
-        limiterFor: () => queueUntilAborted({ asksForSlot: true }),
-      });
-      const pending = processRequest(deps, incoming(request), signals(revoked.signal), log);
+      const { claim, revoked, handler, pending } = waitingInQueue({ asksForSlot: true });
       await vi.waitFor(() => {
         expect(claim.claims).toHaveBeenCalledTimes(1);
       });
@@ -514,14 +520,7 @@ describe('processRequest', () => {
     });
 
     it('sends no claim, and so holds nothing to give back, when the wait ends before a slot is asked for', async () => {
-      const claim = pendingClaim();
-      const revoked = new AbortController();
-      const handler = vi.fn(() => Promise.resolve(ok));
-      const { deps } = setup(handler, {
-        idempotency: claim.idempotency,
-        limiterFor: () => queueUntilAborted({ asksForSlot: false }),
-      });
-      const pending = processRequest(deps, incoming(request), signals(revoked.signal), log);
+      const { claim, revoked, pending } = waitingInQueue({ asksForSlot: false });
       await new Promise((resolve) => setTimeout(resolve, 5));
       revoked.abort();
       await expect(pending).resolves.toEqual({ kind: 'aborted' });
