@@ -3,7 +3,7 @@ import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { Operation } from '../contract/operations.js';
 import type { HandlerOutcome } from '../handlers/types.js';
-import { redisScript, runScript } from './redis-script.js';
+import { redisScript, runScript, ScriptBatch, type ScriptSender } from '../redis-script.js';
 
 /**
  * Outcomes already paid for, by requestId, for the dedupe window: a redelivered request
@@ -69,9 +69,11 @@ export interface RedisIdempotencySettings {
   retryWriteMs?: number;
 }
 
-// One round trip per step, each atomic: the paid outcome or a new reservation; the outcome
-// stored and the reservation freed together. Sent by digest (EVALSHA): the script text goes to
-// Redis once, not with every request.
+// One script per step, each atomic: the paid outcome or a new reservation; the outcome stored
+// and the reservation freed together. Sent by digest (EVALSHA): the script text goes to Redis
+// once, not with every request. Claims and stores made together go in one script run
+// (ScriptBatch); the keys of different requests are in different cluster slots, so this store
+// needs a single Redis server, not Redis Cluster.
 const CLAIM = redisScript(
   `local paid = redis.call('get', KEYS[1]) if paid then return paid end if redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end return 0`,
 );
@@ -94,6 +96,11 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
   // way or retried.
   const unsaved = new Map<string, PaidOutcome>();
   const writing = new Set<Promise<void>>();
+  const send: ScriptSender = (script, keys, args) => runScript(redis, script, keys, args);
+  // A group of jobs claims together as it starts; answers arrive on separate sockets, so their
+  // outcomes are stored together at the end of the event loop's turn.
+  const claims = new ScriptBatch(send, CLAIM, { keys: 2, args: 2, flushOn: 'tick' });
+  const stores = new ScriptBatch(send, STORE_AND_RELEASE, { keys: 2, args: 3, flushOn: 'turn' });
   const reservation = (id: string, key: string, token: string): Reservation => {
     const heartbeat = setInterval(() => {
       runScript(redis, EXTEND_IF_OURS, [key], [token, reservationTtlMs]).catch(() => undefined);
@@ -110,7 +117,7 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
           const value = encode(JSON.stringify(paid));
           for (;;) {
             try {
-              await runScript(redis, STORE_AND_RELEASE, [id, key], [value, windowSeconds, token]);
+              await stores.run([id, key], [value, windowSeconds, token]);
               clearInterval(heartbeat);
               unsaved.delete(id);
               return;
@@ -133,7 +140,7 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
       if (local) return { paid: local };
       const key = reservedKey(operation, requestId);
       const token = randomUUID();
-      const reply = await runScript(redis, CLAIM, [id, key], [token, reservationTtlMs]);
+      const reply = await claims.run([id, key], [token, reservationTtlMs]);
       if (Buffer.isBuffer(reply)) return { paid: readPaid(reply) };
       return reply === 1 ? { reservation: reservation(id, key, token) } : undefined;
     },

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { redisScript, ScriptBatch, type RedisScript } from '../redis-script.js';
 import { createClockOffset } from './clock-offset.js';
 import { LOG_SLACK, type Admission, type QuotaSettings, type QuotaStore } from './quota-store.js';
 import { HOUR_MS } from './settings.js';
@@ -26,18 +26,9 @@ import { HOUR_MS } from './settings.js';
  * versions kept, with the same meaning: during a rolling upgrade both keep one pace.
  */
 
-interface LuaScript {
-  lua: string;
-  sha: string;
-}
-
-function script(lua: string): LuaScript {
-  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
-}
-
 // KEYS: log, tat, backoff, spend. ARGV: per window, window µs, spacing µs, burst µs,
 // burst spacing µs, slots kept, spend cap (0 = none), hour ms.
-const RESERVE = script(`
+const RESERVE = redisScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local backoff = redis.call('PTTL', KEYS[3])
@@ -78,7 +69,7 @@ return {0, start - now, slot, count, hour, nextTat}
 
 // KEYS: log, tat, spend. ARGV: the reservation's slot, its tat, its hour, counted (1/0),
 // spacing µs.
-const RELEASE = script(`
+const RELEASE = redisScript(`
 redis.call('LREM', KEYS[1], 1, ARGV[1])
 if redis.call('GET', KEYS[2]) == ARGV[2] then
   redis.call('SET', KEYS[2], string.format('%.0f', tonumber(ARGV[2]) - tonumber(ARGV[5])), 'KEEPTTL')
@@ -93,18 +84,19 @@ return 0
 `);
 
 // KEYS: backoff. ARGV: ms. Only ever lengthens a running backoff.
-const BACKOFF = script(`
+const BACKOFF = redisScript(`
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
   redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
 end
 return redis.call('PTTL', KEYS[1])
 `);
 
+/** Sends a script by digest, by its text when Redis lost it; bulk replies come as strings. */
 async function run(
   redis: Redis,
-  lua: LuaScript,
-  keys: string[],
-  args: (string | number)[],
+  lua: RedisScript,
+  keys: readonly string[],
+  args: readonly (string | number | Buffer)[],
 ): Promise<unknown> {
   try {
     return await redis.evalsha(lua.sha, keys.length, ...keys, ...args);
@@ -157,13 +149,18 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaSto
   const shape = scriptShape(options);
   const cap = options.spendCapPerHour ?? 0;
   const clock = createClockOffset();
+  // The calls of a group of jobs starting together ask for their slots in one script run, one
+  // slot after another as separate reservations would take them.
+  const reservations = new ScriptBatch((lua, k, a) => run(redis, lua, k, a), RESERVE, {
+    keys: 4,
+    args: 8,
+    flushOn: 'tick',
+  });
 
   return {
     async reserve(): Promise<Admission> {
       const sentAt = options.now();
-      const reply = await run(
-        redis,
-        RESERVE,
+      const reply = await reservations.run(
         [keys.log, keys.tat, keys.backoff, keys.spend],
         [...shape, cap, HOUR_MS],
       );

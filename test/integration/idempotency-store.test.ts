@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { redisIdempotencyStore, type Claim, type Reservation } from '../../src/consumers/idempotency.js';
+import { countCalls } from '../helpers/count-calls.js';
 
 // Both ways the service may talk to Redis: the scripts once went wrong only when auto-pipelined.
 describe.each([false, true])('redis idempotency store (auto-pipelining %s)', (enableAutoPipelining) => {
@@ -54,5 +55,47 @@ describe.each([false, true])('redis idempotency store (auto-pipelining %s)', (en
     const elsewhere = redisIdempotencyStore(redis, { ...settings, keyPrefix: prefix });
     expect(await elsewhere.claim('lawsuits-summary', id)).toEqual({ paid });
     await writing;
+  });
+
+  it('sends the claims made together as one script run, each answered for its own requestId', async () => {
+    const [paidId, heldId, freeId] = [randomUUID(), randomUUID(), randomUUID()];
+    await reservationOf(await store.claim('lawsuits-summary', paidId))?.complete(paid);
+    const elsewhere = redisIdempotencyStore(redis, settings);
+    const held = reservationOf(await elsewhere.claim('lawsuits-summary', heldId));
+    const sent = countCalls(redis, 'evalshaBuffer');
+    const fresh = redisIdempotencyStore(redis, settings);
+    const [a, b, c] = await Promise.all([
+      fresh.claim('lawsuits-summary', paidId),
+      fresh.claim('lawsuits-summary', heldId),
+      fresh.claim('lawsuits-summary', freeId),
+    ]);
+    expect(sent.count()).toBe(1);
+    sent.restore();
+    expect(a).toEqual({ paid });
+    expect(b).toBeUndefined();
+    expect(reservationOf(c)).toBeDefined();
+    await held?.release();
+    await reservationOf(c)?.release();
+  });
+
+  it('stores the outcomes completed in one turn of the event loop with one script run', async () => {
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    const reservations: Reservation[] = [];
+    for (const id of ids) {
+      const reservation = reservationOf(await store.claim('lawsuits-summary', id));
+      if (!reservation) throw new Error('expected a reservation');
+      reservations.push(reservation);
+    }
+    const sent = countCalls(redis, 'evalshaBuffer');
+    await Promise.all(
+      reservations.map((reservation, i) => reservation.complete({ ...paid, paramsHash: `h${i}` })),
+    );
+    expect(sent.count()).toBe(1);
+    sent.restore();
+    const elsewhere = redisIdempotencyStore(redis, settings);
+    for (const [i, id] of ids.entries())
+      expect(await elsewhere.claim('lawsuits-summary', id)).toEqual({
+        paid: { ...paid, paramsHash: `h${i}` },
+      });
   });
 });

@@ -3,9 +3,16 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { OPERATIONS, type Operation } from '../../src/contract/operations.js';
 import { createLimiters, type Limiters, type OperationLimitSettings } from '../../src/limits/index.js';
-import { createMemoryQuotaStore, type Admission, type SlotToken } from '../../src/limits/quota-store.js';
+import {
+  createMemoryQuotaStore,
+  type Admission,
+  type QuotaSettings,
+  type QuotaStore,
+  type SlotToken,
+} from '../../src/limits/quota-store.js';
 import { createRedisQuotaStore } from '../../src/limits/redis-quota-store.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { countCalls } from '../helpers/count-calls.js';
 
 const HOUR = 3_600_000;
 const logger = createLogger({ level: 'silent' });
@@ -122,22 +129,8 @@ describe('limits shared through Redis', () => {
   });
 
   it('the shared script hands out the slots the in-process store would: burst, pace and window', async () => {
-    const shape = {
-      perWindow: 20,
-      windowMs: 10_000,
-      spacingMs: 500,
-      burstMs: 1000,
-      burstSpacingMs: 50,
-      spendCapPerHour: undefined,
-    };
-    const redis = new Redis(inject('redisUrl'));
-    const key = `limits-it-${randomUUID()}:vehicle`;
-    cleanups.push(async () => {
-      const keys = await redis.keys(`{${key}}:*`);
-      if (keys.length > 0) await redis.del(...keys);
-      await redis.quit();
-    });
-    const shared = createRedisQuotaStore({ ...shape, redis, key, now: () => Date.now() });
+    const shape = { ...SHAPE, spendCapPerHour: undefined };
+    const { shared } = sharedQuota(shape);
     const local = createMemoryQuotaStore(shape, () => 0);
     const sharedSlots: number[] = [];
     const localSlots: number[] = [];
@@ -153,7 +146,43 @@ describe('limits shared through Redis', () => {
     expect(fromFirst(localSlots).slice(0, 5)).toEqual([0, 50, 100, 500, 1000]);
     expect(fromFirst(localSlots)[20]).toBe(10_000);
   });
+  it('slots asked for together come from one script run, the same slots as asked one by one', async () => {
+    const shape = { ...SHAPE, spendCapPerHour: 100 };
+    const { redis, shared } = sharedQuota(shape);
+    const sent = countCalls(redis, 'evalsha');
+    const local = createMemoryQuotaStore(shape, () => 0);
+    // The first call may need the script's text (NOSCRIPT, then EVAL): one round first.
+    await shared.reserve();
+    await local.reserve();
+    sent.reset();
+    const together = await Promise.all(Array.from({ length: 24 }, () => shared.reserve()));
+    expect(sent.count()).toBe(1);
+    const localSlots: number[] = [];
+    for (let i = 0; i < 24; i++) localSlots.push(Number(slotToken(await local.reserve()).slot));
+    const sharedSlots = together.map((admission) => Number(slotToken(admission).slot) / 1000);
+    const fromFirst = (slots: number[]) => slots.map((slot) => Math.round(slot - slots[0]!));
+    expect(fromFirst(sharedSlots)).toEqual(fromFirst(localSlots));
+    // Each reservation counted against the spend cap, in order.
+    expect(together.map((admission) => (admission.kind === 'slot' ? admission.started : -1))).toEqual(
+      Array.from({ length: 24 }, (_, i) => i + 2),
+    );
+  });
 });
+
+/** Burst of three 50 ms apart, then one start per 500 ms, and at most 20 in any 10 s. */
+const SHAPE = { perWindow: 20, windowMs: 10_000, spacingMs: 500, burstMs: 1000, burstSpacingMs: 50 };
+
+/** A Redis quota store on its own connection and keys, both removed after the test. */
+function sharedQuota(shape: QuotaSettings): { redis: Redis; shared: QuotaStore } {
+  const redis = new Redis(inject('redisUrl'));
+  const key = `limits-it-${randomUUID()}:vehicle`;
+  cleanups.push(async () => {
+    const keys = await redis.keys(`{${key}}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+  return { redis, shared: createRedisQuotaStore({ ...shape, redis, key, now: () => Date.now() }) };
+}
 
 function slotToken(admission: Admission): SlotToken {
   if (admission.kind !== 'slot') throw new Error(`expected a slot, got ${admission.kind}`);
