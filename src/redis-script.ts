@@ -76,8 +76,8 @@ const MAX_CALLS = 128;
  * the script once per call, in order, in one atomic step, and answers each call with its own
  * reply or error (one call's error does not fail the others). A lone call is sent as the
  * script itself. Each ioredis command costs the client a command object, its encoding and
- * its promise chain, and Redis a dispatch: under load, a script per request was a good part of
- * the service's CPU for work that batches.
+ * its promise chain, and Redis a dispatch: in benchmark (a), three scripts per request made
+ * ioredis 11.0% of the service's busy time, one run per group of requests 8.5%.
  *
  * The calls' keys go in one script, so on Redis Cluster they must share a slot (a hash tag).
  */

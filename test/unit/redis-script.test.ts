@@ -112,6 +112,12 @@ describe('ScriptBatch', () => {
     expect(sends.map((s) => s.keys)).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
   });
 
+  it('refuses a script shape without keys, which the wrapper could not split into calls', () => {
+    expect(
+      () => new ScriptBatch(recordingSender(() => 1).send, script, { keys: 0, args: 1, flushOn: 'tick' }),
+    ).toThrow('at least one key per call');
+  });
+
   it('refuses a call with another number of keys or args than the script takes', async () => {
     const batch = new ScriptBatch(recordingSender(() => 1).send, script, {
       keys: 1,
