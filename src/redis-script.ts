@@ -24,22 +24,46 @@ interface BufferScripting {
  * Runs the script by digest, and by its text the first time (or after Redis lost its script
  * cache). Bulk replies come back as Buffers (they may hold gzip), integers as numbers.
  */
-export async function runScript(
+export function runScript(
   redis: Redis,
   script: RedisScript,
   keys: readonly string[],
   args: readonly (string | number | Buffer)[],
 ): Promise<unknown> {
   const client = redis as unknown as BufferScripting;
+  return byDigestElseText(
+    () => client.evalshaBuffer(script.sha, keys.length, ...keys, ...args),
+    () => client.evalBuffer(script.lua, keys.length, ...keys, ...args),
+  );
+}
+
+/** runScript with bulk replies as strings. */
+export function runScriptText(
+  redis: Redis,
+  script: RedisScript,
+  keys: readonly string[],
+  args: readonly (string | number | Buffer)[],
+): Promise<unknown> {
+  return byDigestElseText(
+    () => redis.evalsha(script.sha, keys.length, ...keys, ...args),
+    () => redis.eval(script.lua, keys.length, ...keys, ...args),
+  );
+}
+
+/** The digest first; the text only when Redis answers that it does not know the digest. */
+async function byDigestElseText(
+  byDigest: () => Promise<unknown>,
+  byText: () => Promise<unknown>,
+): Promise<unknown> {
   try {
-    return await client.evalshaBuffer(script.sha, keys.length, ...keys, ...args);
+    return await byDigest();
   } catch (error) {
     if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    return client.evalBuffer(script.lua, keys.length, ...keys, ...args);
+    return byText();
   }
 }
 
-/** Sends a script by digest (runScript, or a variant with string replies). */
+/** Sends a script by digest (runScript or runScriptText). */
 export type ScriptSender = (
   script: RedisScript,
   keys: readonly string[],

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { redisScript, ScriptBatch, type RedisScript } from '../redis-script.js';
+import { redisScript, runScriptText, ScriptBatch } from '../redis-script.js';
 import { createClockOffset } from './clock-offset.js';
 import { LOG_SLACK, type Admission, type QuotaSettings, type QuotaStore } from './quota-store.js';
 import { HOUR_MS } from './settings.js';
@@ -91,21 +91,6 @@ end
 return redis.call('PTTL', KEYS[1])
 `);
 
-/** Sends a script by digest, by its text when Redis lost it; bulk replies come as strings. */
-async function run(
-  redis: Redis,
-  lua: RedisScript,
-  keys: readonly string[],
-  args: readonly (string | number | Buffer)[],
-): Promise<unknown> {
-  try {
-    return await redis.evalsha(lua.sha, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    return redis.eval(lua.lua, keys.length, ...keys, ...args);
-  }
-}
-
 function field(reply: unknown, index: number): number {
   const value: unknown = Array.isArray(reply) ? reply[index] : undefined;
   const parsed = typeof value === 'number' ? value : Number(value);
@@ -151,7 +136,7 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaSto
   const clock = createClockOffset();
   // The calls of a group of jobs starting together ask for their slots in one script run, one
   // slot after another as separate reservations would take them.
-  const reservations = new ScriptBatch((lua, k, a) => run(redis, lua, k, a), RESERVE, {
+  const reservations = new ScriptBatch((lua, k, a) => runScriptText(redis, lua, k, a), RESERVE, {
     keys: 4,
     args: 8,
     flushOn: 'tick',
@@ -196,7 +181,7 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaSto
       };
     },
     async release(token) {
-      await run(
+      await runScriptText(
         redis,
         RELEASE,
         [keys.log, keys.tat, keys.spend],
@@ -204,7 +189,7 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaSto
       );
     },
     async backoff(ms) {
-      await run(redis, BACKOFF, [keys.backoff], [Math.max(1, Math.ceil(ms))]);
+      await runScriptText(redis, BACKOFF, [keys.backoff], [Math.max(1, Math.ceil(ms))]);
     },
     async backoffRemaining() {
       return Math.max(0, await redis.pttl(keys.backoff));
