@@ -3,7 +3,7 @@
  * counters (from /metrics on ADMIN_PORT, which the scenario gives the service).
  */
 import type { RunProbe } from './measure.js';
-import { brokerPorts, connectionsTo, metricSum } from './proc.js';
+import { brokerPorts, connectionsTo, metricSum, syscallsOf } from './proc.js';
 import { ADMIN_PORT, BROKERS, round } from './scenario.js';
 
 const TRANSACTIONS = 'verification_transactions_committed_total';
@@ -45,6 +45,31 @@ export function connectionsAndTransactions(pid: number): RunProbe {
         brokerConnectionsMax: maxConnections,
         transactions,
         transactionsPerSecond: round(transactions / seconds),
+      };
+    },
+  };
+}
+
+/**
+ * Transactions committed and the process's read and write system calls, per second over the
+ * measured span: at a paced rate every request is its own few events (scenario (b)).
+ */
+export function transactionsAndSyscalls(pid: number): RunProbe {
+  let transactionsAtFirst = 0;
+  let syscallsAtFirst = { reads: 0, writes: 0 };
+  return {
+    async first() {
+      syscallsAtFirst = syscallsOf(pid);
+      transactionsAtFirst = await serviceMetric(TRANSACTIONS);
+    },
+    tick() {},
+    async last(seconds) {
+      const syscalls = syscallsOf(pid);
+      const transactions = (await serviceMetric(TRANSACTIONS)) - transactionsAtFirst;
+      return {
+        transactionsPerSecond: round(transactions / seconds),
+        readSyscallsPerSecond: round((syscalls.reads - syscallsAtFirst.reads) / seconds),
+        writeSyscallsPerSecond: round((syscalls.writes - syscallsAtFirst.writes) / seconds),
       };
     },
   };

@@ -66,6 +66,24 @@ export function connectionsTo(pid: number, remotePorts: readonly number[]): numb
   return count;
 }
 
+/**
+ * The read and write system calls counted in the text of /proc/<pid>/io (syscr, syscw): every
+ * socket read and write, which is where a paced request's cost goes on loopback.
+ */
+export function ioSyscalls(io: string): { reads: number; writes: number } {
+  const field = (name: string): number => {
+    const match = new RegExp(`^${name}:\\s+(\\d+)$`, 'm').exec(io);
+    if (!match) throw new Error(`no ${name} in /proc/<pid>/io`);
+    return Number(match[1]);
+  };
+  return { reads: field('syscr'), writes: field('syscw') };
+}
+
+/** The process's read and write system calls so far. */
+export function syscallsOf(pid: number): { reads: number; writes: number } {
+  return ioSyscalls(readFileSync(`/proc/${pid}/io`, 'utf8'));
+}
+
 /** The ports of a `host:port,host:port` broker list. */
 export function brokerPorts(brokers: string): number[] {
   return brokers.split(',').map((broker) => Number(broker.slice(broker.lastIndexOf(':') + 1)));

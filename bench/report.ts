@@ -5,10 +5,11 @@
  */
 import { barChart, type Bar } from './chart.js';
 import type { LatencyFigures } from './latency.js';
-import type { Measured, Scenario } from './scenario.js';
+import { round, type Measured, type Scenario } from './scenario.js';
 import type { BacklogReport } from './scenarios/backlog.js';
 import type { PartitionCountReport } from './scenarios/d-partition-count.js';
 import type { IdleReport, IdleSpan } from './scenarios/idle.js';
+import type { PacedLeg } from './vendor-leg.js';
 
 export interface ScenarioReport {
   title: string;
@@ -16,6 +17,10 @@ export interface ScenarioReport {
   service: Measured;
   baseline: Measured;
   ratios: Record<string, number>;
+  /** (a): the vendor leg alone, as fast as it goes. */
+  vendorAlone?: { callsPerSecond: number };
+  /** (b): the vendor leg alone at the scenario's pace. */
+  vendorPaced?: PacedLeg;
 }
 
 interface LatencyReport {
@@ -34,6 +39,7 @@ export function summary(report: Report): string {
     lines.push(`(${id}) ${entry.title}, ${entry.requests} requests`);
     for (const m of [entry.service, entry.baseline]) lines.push(`  ${m.system}: ${throughputLine(m)}`);
     lines.push(`  service/baseline: ${JSON.stringify(entry.ratios)}`);
+    lines.push(...vendorLegLines(entry));
   }
   const c = report.c as LatencyReport | undefined;
   if (c) {
@@ -52,6 +58,26 @@ export function summary(report: Report): string {
 function throughputLine(m: Measured): string {
   const rate = m.achievedPerLimit === undefined ? '' : `${m.achievedPerLimit} of the limit, `;
   return `${rate}${m.outcomesPerSecond} results/s, ${m.cpuSecondsPer1000} CPU-ms/request, ${m.peakRssMiB} MiB peak RSS, ${m.requestsWithOutcome} requests with an outcome, ${m.duplicateOutcomes} duplicates`;
+}
+
+/** What the vendor leg alone did in the same run, and the service's events per request at a pace. */
+export function vendorLegLines(entry: ScenarioReport): string[] {
+  const lines: string[] = [];
+  if (entry.vendorAlone) lines.push(`  vendor leg alone: ${entry.vendorAlone.callsPerSecond} calls/s`);
+  const paced = entry.vendorPaced;
+  if (paced)
+    lines.push(
+      `  vendor leg alone at ${paced.ratePerSecond}/s: ${paced.cpuMsPerCall} CPU-ms/call; the service used ${round(entry.service.cpuSecondsPer1000 / paced.cpuMsPerCall, 2)}× that per request`,
+    );
+  const { probe, outcomesPerSecond: perSecond } = entry.service;
+  const writes = probe?.writeSyscallsPerSecond;
+  const reads = probe?.readSyscallsPerSecond;
+  const transactions = probe?.transactionsPerSecond;
+  if (writes !== undefined && reads !== undefined && transactions !== undefined && perSecond > 0)
+    lines.push(
+      `  service per request: ${round(writes / perSecond, 2)} write and ${round(reads / perSecond, 2)} read system calls, ${round(perSecond / transactions, 1)} requests per transaction (${transactions} transactions/s)`,
+    );
+  return lines;
 }
 
 function partitionCountLines(d: PartitionCountReport | undefined): string[] {

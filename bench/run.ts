@@ -17,7 +17,7 @@ import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { measure, stackPids } from './measure.js';
 import { buildForBench, FROM_SOURCE, ROOT } from './processes.js';
 import { chart, summary, type ScenarioReport } from './report.js';
-import { BROKERS, chosenIds, ratios, round, type Scenario } from './scenario.js';
+import { ADMIN_PORT, BROKERS, chosenIds, ratios, round, type Scenario } from './scenario.js';
 import { instantVendor } from './scenarios/a-instant-vendor.js';
 import { rateLimitedVendor } from './scenarios/b-rate-limited-vendor.js';
 import { addedLatency, latencyLoad } from './scenarios/c-added-latency.js';
@@ -86,7 +86,15 @@ async function main(): Promise<void> {
   const only = chosenIds(process.env.BENCH_ONLY, IDS);
   try {
     for (const scenario of SCENARIOS.filter((s) => only.has(s.id))) {
-      const service = await measure(kafka, admin, scenario, 'service');
+      const service = await measure(
+        kafka,
+        admin,
+        scenario,
+        'service',
+        scenario.serviceProbe
+          ? { probe: scenario.serviceProbe, extraEnv: { ADMIN_PORT: String(ADMIN_PORT) } }
+          : {},
+      );
       const baseline = await measure(kafka, admin, scenario, 'baseline');
       const entry: ScenarioReport & Record<string, unknown> = {
         title: scenario.title,

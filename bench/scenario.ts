@@ -1,5 +1,6 @@
 /** What a benchmark scenario is, what it measures, and the settings every scenario shares. */
 import type { CounterSnapshot } from '../src/sandbox/counters.js';
+import type { RunProbe } from './measure.js';
 
 export const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 export const REGISTRY = process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:8081/apis/ccompat/v7';
@@ -54,6 +55,8 @@ export interface Scenario {
   serviceCapMs?: number;
   /** When set, the figure of merit is the achieved rate over this limit. */
   limitPerSecond?: number;
+  /** Watches the service while its outcomes are counted (the service gets ADMIN_PORT for it). */
+  serviceProbe?: (pid: number) => RunProbe;
   /** Further figures of the scenario, measured after the two systems. */
   extra?: () => Promise<Record<string, unknown>>;
 }

@@ -1,26 +1,38 @@
 /**
  * (b) vendor at 200 ms ± 50 ms, a 300 req/s limit, 3 partitions, BENCH_B_REQUESTS (20k):
- * achieved rate / limit and the most calls the sandbox saw in one second.
+ * achieved rate / limit and the most calls the sandbox saw in one second; the service's
+ * transactions and socket system calls per second; and the vendor leg alone at the same pace
+ * (vendorPaced), the floor of CPU per request at this rate on this machine.
  */
+import { transactionsAndSyscalls } from '../probes.js';
 import type { Scenario } from '../scenario.js';
+import { vendorPaced } from '../vendor-leg.js';
+
+const LIMIT = 300;
+const SANDBOX = {
+  SANDBOX_LATENCY_MS: '200',
+  SANDBOX_LATENCY_JITTER_MS: '50',
+  SANDBOX_RATE_LIMIT_PER_SECOND: String(LIMIT),
+};
+const CONNECTIONS = 128;
+/** The pace of the vendor leg alone: about what the service's limiter achieves (0.96 of the limit). */
+const PACED_SHARE = 0.96;
 
 export const rateLimitedVendor: Scenario = {
   id: 'b',
   title: 'vendor 200 ± 50 ms, limit 300 req/s, 3 partitions',
   partitions: 3,
   requests: Number(process.env.BENCH_B_REQUESTS ?? 20_000),
-  sandbox: {
-    SANDBOX_LATENCY_MS: '200',
-    SANDBOX_LATENCY_JITTER_MS: '50',
-    SANDBOX_RATE_LIMIT_PER_SECOND: '300',
-  },
+  sandbox: SANDBOX,
   service: {
-    VENDOR_LIMITS: JSON.stringify({ 'lawsuits-summary': { ratePerSecond: 300, maxConcurrent: 120 } }),
+    VENDOR_LIMITS: JSON.stringify({ 'lawsuits-summary': { ratePerSecond: LIMIT, maxConcurrent: 120 } }),
     MAX_IN_FLIGHT: '1000',
     PARTITION_WINDOW: '2000',
-    VENDOR_CONNECTIONS: '128',
+    VENDOR_CONNECTIONS: String(CONNECTIONS),
   },
   baselineConcurrency: 3,
   baselineCapMs: Number(process.env.BENCH_B_BASELINE_CAP_MS ?? 30_000),
-  limitPerSecond: 300,
+  limitPerSecond: LIMIT,
+  serviceProbe: transactionsAndSyscalls,
+  extra: async () => ({ vendorPaced: await vendorPaced(SANDBOX, LIMIT * PACED_SHARE, CONNECTIONS) }),
 };

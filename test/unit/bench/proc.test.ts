@@ -4,10 +4,12 @@ import {
   brokerPorts,
   connectionsTo,
   establishedInodes,
+  ioSyscalls,
   metricSum,
   socketInode,
   statCpuSeconds,
   statusMiB,
+  syscallsOf,
 } from '../../../bench/proc.js';
 
 const TCP_TABLE = [
@@ -74,6 +76,36 @@ describe('connectionsTo on a real process (this one)', () => {
     }
     // The server's accepted sockets have the port as their local one: not counted.
     expect(connectionsTo(process.pid, [port])).toBe(3);
+  });
+});
+
+describe('ioSyscalls', () => {
+  const io = [
+    'rchar: 26776550',
+    'wchar: 58749479',
+    'syscr: 72294',
+    'syscw: 68029',
+    'read_bytes: 36864',
+    'write_bytes: 0',
+    'cancelled_write_bytes: 0',
+    '',
+  ].join('\n');
+
+  it('reads the read and write system calls of /proc/<pid>/io', () => {
+    expect(ioSyscalls(io)).toEqual({ reads: 72294, writes: 68029 });
+  });
+
+  it('refuses a text without them rather than count nothing', () => {
+    expect(() => ioSyscalls('rchar: 1\nwchar: 2\n')).toThrow(/syscr/);
+  });
+
+  it('counts this process\u2019s writes as it makes them', async () => {
+    const before = syscallsOf(process.pid);
+    const { writeSync, openSync, closeSync } = await import('node:fs');
+    const fd = openSync('/dev/null', 'w');
+    for (let i = 0; i < 10; i++) writeSync(fd, 'x');
+    closeSync(fd);
+    expect(syscallsOf(process.pid).writes - before.writes).toBeGreaterThanOrEqual(10);
   });
 });
 

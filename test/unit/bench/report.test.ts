@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { vendorLegLines, type ScenarioReport } from '../../../bench/report.js';
+import type { Measured } from '../../../bench/scenario.js';
+
+function measured(system: Measured['system'], extra: Partial<Measured> = {}): Measured {
+  return {
+    system,
+    coresUsed: {},
+    outcomes: 20_000,
+    requestsWithOutcome: 20_000,
+    duplicateOutcomes: 0,
+    seconds: 69,
+    outcomesPerSecond: 290,
+    cpuSecondsPer1000: 1.38,
+    peakRssMiB: 184,
+    vendor: { billed: 20_000, maxInOneSecond: 295, maxInAnySlidingSecond: 299, rateLimited: 0 },
+    publishSeconds: 0.1,
+    ...extra,
+  };
+}
+
+function entry(extra: Partial<ScenarioReport>): ScenarioReport {
+  return {
+    title: 'b',
+    requests: 20_000,
+    service: measured('service'),
+    baseline: measured('baseline'),
+    ratios: {},
+    ...extra,
+  };
+}
+
+describe('vendorLegLines', () => {
+  it('sets the service against the paced vendor leg, and its probe per second into figures per request', () => {
+    const lines = vendorLegLines(
+      entry({
+        vendorPaced: { ratePerSecond: 288, calls: 5760, rateLimited: 0, cpuMsPerCall: 0.46 },
+        service: measured('service', {
+          probe: { writeSyscallsPerSecond: 1015, readSyscallsPerSecond: 1044, transactionsPerSecond: 58 },
+        }),
+      }),
+    );
+    expect(lines).toEqual([
+      '  vendor leg alone at 288/s: 0.46 CPU-ms/call; the service used 3× that per request',
+      '  service per request: 3.5 write and 3.6 read system calls, 5 requests per transaction (58 transactions/s)',
+    ]);
+  });
+
+  it('prints what the run measured and nothing else', () => {
+    expect(vendorLegLines(entry({ vendorAlone: { callsPerSecond: 21_057.4 } }))).toEqual([
+      '  vendor leg alone: 21057.4 calls/s',
+    ]);
+    expect(vendorLegLines(entry({}))).toEqual([]);
+  });
+});
