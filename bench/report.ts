@@ -65,10 +65,15 @@ export function vendorLegLines(entry: ScenarioReport): string[] {
   const lines: string[] = [];
   if (entry.vendorAlone) lines.push(`  vendor leg alone: ${entry.vendorAlone.callsPerSecond} calls/s`);
   const paced = entry.vendorPaced;
-  if (paced)
+  if (paced) {
+    const missed =
+      paced.rateLimited + paced.failed > 0
+        ? ` (${paced.rateLimited} refused with 429, ${paced.failed} failed)`
+        : '';
     lines.push(
-      `  vendor leg alone at ${paced.ratePerSecond}/s: ${paced.cpuMsPerCall} CPU-ms/call; the service used ${round(entry.service.cpuSecondsPer1000 / paced.cpuMsPerCall, 2)}× that per request`,
+      `  vendor leg alone at ${paced.ratePerSecond}/s: ${paced.cpuMsPerCall} CPU-ms/call${missed}; the service used ${round(entry.service.cpuSecondsPer1000 / paced.cpuMsPerCall, 2)}× that per request`,
     );
+  }
   const { probe, outcomesPerSecond: perSecond } = entry.service;
   const writes = probe?.writeSyscallsPerSecond;
   const reads = probe?.readSyscallsPerSecond;

@@ -79,6 +79,8 @@ export interface PacedLeg {
   calls: number;
   /** Calls the sandbox refused with 429 (the pace is under its limit: expected 0). */
   rateLimited: number;
+  /** Calls that failed otherwise (expected 0; the figure is suspect when not). */
+  failed: number;
   /** This process's CPU per call: the floor of CPU per request at this pace. */
   cpuMsPerCall: number;
 }
@@ -96,10 +98,10 @@ export function vendorPaced(
   seconds = 20,
 ): Promise<PacedLeg> {
   return withVendor(knobs, connections, async (vendor, _sandboxPid, params) => {
-    const run = async (span: number): Promise<{ calls: number; rateLimited: number }> => {
+    const run = async (span: number): Promise<{ calls: number; rateLimited: number; failed: number }> => {
       const total = Math.floor(ratePerSecond * span);
       const startedAt = performance.now();
-      const counts = { calls: 0, rateLimited: 0 };
+      const counts = { calls: 0, rateLimited: 0, failed: 0 };
       const calls: Promise<void>[] = [];
       await new Promise<void>((resolve) => {
         let next = 0;
@@ -110,8 +112,9 @@ export function vendorPaced(
                 counts.calls += 1;
               },
               (error: unknown) => {
-                if (!(error instanceof VendorError) || error.code !== 'VENDOR_RATE_LIMITED') throw error;
-                counts.rateLimited += 1;
+                if (error instanceof VendorError && error.code === 'VENDOR_RATE_LIMITED')
+                  counts.rateLimited += 1;
+                else counts.failed += 1;
               },
             ),
           );
@@ -129,13 +132,14 @@ export function vendorPaced(
     };
     await run(3);
     const cpuBefore = ownCpuSeconds();
-    const { calls, rateLimited } = await run(seconds);
+    const { calls, rateLimited, failed } = await run(seconds);
     const cpu = ownCpuSeconds() - cpuBefore;
     return {
       ratePerSecond: round(ratePerSecond),
       calls,
       rateLimited,
-      cpuMsPerCall: round((cpu * 1000) / Math.max(1, calls + rateLimited), 3),
+      failed,
+      cpuMsPerCall: round((cpu * 1000) / Math.max(1, calls + rateLimited + failed), 3),
     };
   });
 }

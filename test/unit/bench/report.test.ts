@@ -34,7 +34,7 @@ describe('vendorLegLines', () => {
   it('sets the service against the paced vendor leg, and its probe per second into figures per request', () => {
     const lines = vendorLegLines(
       entry({
-        vendorPaced: { ratePerSecond: 288, calls: 5760, rateLimited: 0, cpuMsPerCall: 0.46 },
+        vendorPaced: { ratePerSecond: 288, calls: 5760, rateLimited: 0, failed: 0, cpuMsPerCall: 0.46 },
         service: measured('service', {
           probe: { writeSyscallsPerSecond: 1015, readSyscallsPerSecond: 1044, transactionsPerSecond: 58 },
         }),
@@ -44,6 +44,17 @@ describe('vendorLegLines', () => {
       '  vendor leg alone at 288/s: 0.46 CPU-ms/call; the service used 3× that per request',
       '  service per request: 3.5 write and 3.6 read system calls, 5 requests per transaction (58 transactions/s)',
     ]);
+  });
+
+  it('says when calls of the paced leg did not go through, since its figure is then suspect', () => {
+    const [line] = vendorLegLines(
+      entry({
+        vendorPaced: { ratePerSecond: 288, calls: 5750, rateLimited: 4, failed: 6, cpuMsPerCall: 0.5 },
+      }),
+    );
+    expect(line).toBe(
+      '  vendor leg alone at 288/s: 0.5 CPU-ms/call (4 refused with 429, 6 failed); the service used 2.76× that per request',
+    );
   });
 
   it('prints what the run measured and nothing else', () => {
