@@ -1,6 +1,10 @@
 import { CompressionTypes, type Kafka, type Producer, type ProducerBatch, type Transaction } from 'kafkajs';
 import { describe, expect, it, vi } from 'vitest';
-import { COMPRESS_FROM_BYTES, createTransactionalProducer } from '../../../src/consumers/commit-loop.js';
+import {
+  BEGIN_AFTER_COMMIT_MS,
+  COMPRESS_FROM_BYTES,
+  createTransactionalProducer,
+} from '../../../src/consumers/commit-loop.js';
 import type { OutputRecord } from '../../../src/producers/output-records.js';
 
 /** A kafkajs transaction that logs each step and lets the test decide when a produce answers. */
@@ -65,6 +69,24 @@ function producerOn(kafka: Kafka) {
   return createTransactionalProducer(kafka, { transactionalId: 'tx', transactionTimeoutMs: 10_000 });
 }
 
+/**
+ * On fake timers: a producer whose produces answer at once, after its first commit.
+ */
+async function afterOneCommit(
+  body: (producer: ReturnType<typeof producerOn>, log: string[]) => Promise<void>,
+): Promise<void> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    const { kafka, log, answerProduce } = scriptedTransaction();
+    answerProduce();
+    const producer = producerOn(kafka);
+    await producer.commit([record(100)], offsets, member);
+    await body(producer, log);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe('the transactional producer', () => {
   it('sends the offsets while the outputs are still being produced, and commits after both', async () => {
     const { kafka, log, answerProduce } = scriptedTransaction();
@@ -98,34 +120,40 @@ describe('the transactional producer', () => {
     await producerOn(large.kafka).commit([record(COMPRESS_FROM_BYTES)], offsets, member);
     expect(large.batches.map((b) => b.compression)).toEqual([CompressionTypes.GZIP]);
   });
-  it('begins the next transaction, with its AddOffsetsToTxn, as soon as one commits', async () => {
-    const { kafka, log, answerProduce } = scriptedTransaction();
-    answerProduce();
-    const producer = producerOn(kafka);
-    await producer.commit([record(100)], offsets, member);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(log).toEqual([
-      'add offsets',
-      'produce sent',
-      'offsets sent',
-      'produce answered',
-      'commit',
-      'add offsets',
-    ]);
-    log.length = 0;
-    // The next round waits for no AddOffsetsToTxn of its own.
-    await producer.commit([record(100)], offsets, member);
-    expect(log.slice(0, 4)).toEqual(['produce sent', 'offsets sent', 'produce answered', 'commit']);
-    await producer.close();
-  });
-
-  it('aborts a next transaction left unused for a quarter of the timeout, and on close', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    try {
-      const { kafka, log, answerProduce } = scriptedTransaction();
-      answerProduce();
-      const producer = producerOn(kafka);
+  it('begins the next transaction, with its AddOffsetsToTxn, shortly after one commits', () =>
+    afterOneCommit(async (producer, log) => {
+      const committed = ['add offsets', 'produce sent', 'offsets sent', 'produce answered', 'commit'];
+      // Not at once: the coordinator is still writing the markers of the one just committed.
+      await vi.advanceTimersByTimeAsync(BEGIN_AFTER_COMMIT_MS - 1);
+      expect(log).toEqual(committed);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(log).toEqual([...committed, 'add offsets']);
+      log.length = 0;
+      // The next round waits for no AddOffsetsToTxn of its own.
       await producer.commit([record(100)], offsets, member);
+      expect(log.slice(0, 4)).toEqual(['produce sent', 'offsets sent', 'produce answered', 'commit']);
+      await producer.close();
+    }));
+
+  it('lets a round that comes before the next transaction began wait for it, and begins nothing once closed', () =>
+    afterOneCommit(async (producer, log) => {
+      log.length = 0;
+      // At once after the commit: this round takes the transaction about to begin.
+      const round = producer.commit([record(100)], offsets, member);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(log).toEqual([]);
+      await vi.advanceTimersByTimeAsync(BEGIN_AFTER_COMMIT_MS);
+      await round;
+      expect(log).toEqual(['add offsets', 'produce sent', 'offsets sent', 'produce answered', 'commit']);
+      log.length = 0;
+      // Closed before the next one began: it never begins, so there is nothing to abort.
+      await producer.close();
+      await vi.advanceTimersByTimeAsync(BEGIN_AFTER_COMMIT_MS);
+      expect(log).toEqual([]);
+    }));
+
+  it('aborts a next transaction left unused for a quarter of the timeout, and on close', () =>
+    afterOneCommit(async (producer, log) => {
       await vi.advanceTimersByTimeAsync(2_400);
       expect(log).not.toContain('abort');
       await vi.advanceTimersByTimeAsync(100);
@@ -134,12 +162,9 @@ describe('the transactional producer', () => {
       // Nothing was ready: this round begins its own transaction.
       await producer.commit([record(100)], offsets, member);
       expect(log.slice(0, 2)).toEqual(['add offsets', 'produce sent']);
-      await vi.advanceTimersByTimeAsync(0);
+      await vi.advanceTimersByTimeAsync(BEGIN_AFTER_COMMIT_MS);
       expect(log.at(-1)).toBe('add offsets');
       await producer.close();
       expect(log.at(-1)).toBe('abort');
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+    }));
 });
