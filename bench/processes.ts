@@ -39,6 +39,15 @@ export function nodeArgs(entry: readonly string[]): string[] {
 }
 
 /**
+ * The processes started and not yet exited. They are killed when the benchmark exits, however
+ * it exits: one left behind after a crash kept its ports, and every run after it failed.
+ */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/**
  * Starts an entry point as ONE node process (not the tsx CLI, which forks a second process),
  * so /proc/<pid> measures exactly the work under test.
  */
@@ -53,6 +62,8 @@ export function startNode(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let output = '';
   const logFile = process.env.BENCH_LOG_DIR
     ? createWriteStream(
