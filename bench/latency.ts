@@ -165,7 +165,13 @@ export async function measureLatency(
   }
 }
 
-/** Sends `perSecond` requests a second for `seconds`, a few every tick, on a clock that does not drift. */
+/**
+ * Sends `perSecond` requests a second for `seconds`, a few every tick, on a clock that does not
+ * drift. One send at a time: concurrent sends on kafkajs's idempotent producer can reach the
+ * broker out of sequence (kafkajs issue 598), which failed a run against a broker just started.
+ * Requests due while a send is under way go in the next one, and a request's produce time is
+ * when its send starts. A failed send ends the run with its error.
+ */
 async function produceSteadily(
   kafka: Kafka,
   topic: string,
@@ -177,22 +183,44 @@ async function produceSteadily(
   await producer.connect();
   const total = load.perSecond * load.seconds;
   const start = Date.now();
-  const sends: Promise<unknown>[] = [];
-  let sent = 0;
+  const due: number[] = [];
+  let sending: Promise<void> | undefined;
+  let failure: { error: unknown } | undefined;
+  const sendDue = (): void => {
+    if (sending || due.length === 0) return;
+    const now = Date.now();
+    const messages = due.splice(0).map((i) => {
+      const requestId = `${label}-${i}`;
+      sentAt.set(requestId, now);
+      return requestMessage(requestId, i);
+    });
+    sending = producer.send({ topic, messages }).then(
+      () => {
+        sending = undefined;
+        sendDue();
+      },
+      (error: unknown) => {
+        failure ??= { error };
+        sending = undefined;
+      },
+    );
+  };
   try {
-    for (let tick = 1; sent < total; tick += 1) {
-      const due = Math.min(total, Math.round((tick * TICK_MS * load.perSecond) / 1000));
-      const messages = [];
-      for (; sent < due; sent += 1) {
-        const requestId = `${label}-${sent}`;
-        sentAt.set(requestId, Date.now());
-        messages.push(requestMessage(requestId, sent));
-      }
-      if (messages.length > 0) sends.push(producer.send({ topic, messages }));
+    let queued = 0;
+    for (let tick = 1; queued < total; tick += 1) {
+      if (failure) throw failure.error;
+      const upTo = Math.min(total, Math.round((tick * TICK_MS * load.perSecond) / 1000));
+      while (queued < upTo) due.push(queued++);
+      sendDue();
       const wait = start + tick * TICK_MS - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
-    await Promise.all(sends);
+    sendDue();
+    while (sending) {
+      await sending;
+      sendDue();
+    }
+    if (failure) throw failure.error;
   } finally {
     await producer.disconnect();
   }
