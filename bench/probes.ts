@@ -20,6 +20,19 @@ export async function serviceMetric(name: string): Promise<number> {
   return metricSum(await serviceMetrics(), name);
 }
 
+/** Transactions the service committed from the first outcome (`first`) until now (`since`). */
+function transactionsOverRun(): { first(): Promise<void>; since(): Promise<number> } {
+  let atFirst = 0;
+  return {
+    async first() {
+      atFirst = await serviceMetric(TRANSACTIONS);
+    },
+    async since() {
+      return (await serviceMetric(TRANSACTIONS)) - atFirst;
+    },
+  };
+}
+
 /** The service's established connections to the brokers now. */
 export function brokerConnections(pid: number): number {
   return connectionsTo(pid, brokerPorts(BROKERS));
@@ -31,16 +44,14 @@ export function brokerConnections(pid: number): number {
  */
 export function connectionsAndTransactions(pid: number): RunProbe {
   let maxConnections = brokerConnections(pid);
-  let transactionsAtFirst = 0;
+  const committed = transactionsOverRun();
   return {
-    async first() {
-      transactionsAtFirst = await serviceMetric(TRANSACTIONS);
-    },
+    first: () => committed.first(),
     tick() {
       maxConnections = Math.max(maxConnections, brokerConnections(pid));
     },
     async last(seconds) {
-      const transactions = (await serviceMetric(TRANSACTIONS)) - transactionsAtFirst;
+      const transactions = await committed.since();
       return {
         brokerConnectionsMax: maxConnections,
         transactions,
@@ -55,17 +66,17 @@ export function connectionsAndTransactions(pid: number): RunProbe {
  * measured span: at a paced rate every request is its own few events (scenario (b)).
  */
 export function transactionsAndSyscalls(pid: number): RunProbe {
-  let transactionsAtFirst = 0;
+  const committed = transactionsOverRun();
   let syscallsAtFirst = { reads: 0, writes: 0 };
   return {
     async first() {
       syscallsAtFirst = syscallsOf(pid);
-      transactionsAtFirst = await serviceMetric(TRANSACTIONS);
+      await committed.first();
     },
     tick() {},
     async last(seconds) {
       const syscalls = syscallsOf(pid);
-      const transactions = (await serviceMetric(TRANSACTIONS)) - transactionsAtFirst;
+      const transactions = await committed.since();
       return {
         transactionsPerSecond: round(transactions / seconds),
         readSyscallsPerSecond: round((syscalls.reads - syscallsAtFirst.reads) / seconds),
