@@ -26,6 +26,7 @@ import { measurePartitionCount } from './scenarios/d-partition-count.js';
 import { measureIdle } from './scenarios/idle.js';
 import { measureLatency } from './latency.js';
 import { tracingCost } from './tracing-cost.js';
+import { warmUpBroker } from './warm-up.js';
 
 /** Scenarios measured by throughput against the baseline (measure.ts); (c) is measured by latency (latency.ts). */
 const SCENARIOS: Scenario[] = [instantVendor, rateLimitedVendor];
@@ -57,6 +58,8 @@ const PARTIAL_RUN_SETTINGS = [
   'BENCH_BACKLOG_LARGE',
   'BENCH_BACKLOG_CAP_SECONDS',
   'BENCH_FROM_SOURCE',
+  'BENCH_WARMUP_REQUESTS',
+  'BENCH_WARMUP_SECONDS',
 ];
 
 async function main(): Promise<void> {
@@ -85,6 +88,7 @@ async function main(): Promise<void> {
     );
   const only = chosenIds(process.env.BENCH_ONLY, IDS);
   try {
+    report.warmUp = (await warmUpBroker(kafka, admin)) ?? 'none (BENCH_WARMUP_REQUESTS=0)';
     for (const scenario of SCENARIOS.filter((s) => only.has(s.id))) {
       const service = await measure(
         kafka,

@@ -134,3 +134,21 @@ export function chosenIds(only: string | undefined, ids: readonly string[]): Set
   }
   return chosen;
 }
+
+/**
+ * The broker warm-up's size (bench/warm-up.ts), from BENCH_WARMUP_REQUESTS (20,000 requests
+ * from an instant vendor) and BENCH_WARMUP_SECONDS (30 s of (c)'s load). No bulk requests
+ * means no warm-up at all. Unset or blank takes the default.
+ */
+export function warmUpSettings(env: NodeJS.ProcessEnv): { bulkRequests: number; pacedSeconds: number } {
+  const read = (name: 'BENCH_WARMUP_REQUESTS' | 'BENCH_WARMUP_SECONDS', fallback: number): number => {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0) throw new Error(`${name}: a whole number ≥ 0, got "${raw}"`);
+    return value;
+  };
+  const bulkRequests = read('BENCH_WARMUP_REQUESTS', 20_000);
+  const pacedSeconds = read('BENCH_WARMUP_SECONDS', 30);
+  return { bulkRequests, pacedSeconds: bulkRequests === 0 ? 0 : pacedSeconds };
+}

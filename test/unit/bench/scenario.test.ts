@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chosenIds, exactlyOnce, relativeTo } from '../../../bench/scenario.js';
+import { chosenIds, exactlyOnce, relativeTo, warmUpSettings } from '../../../bench/scenario.js';
 
 const IDS = ['a', 'b', 'c', 'd', 'idle', 'backlog'];
 
@@ -51,5 +51,35 @@ describe('exactlyOnce', () => {
     expect(exactlyOnce({ requestsWithOutcome: 100, duplicateOutcomes: 0 }, 100)).toBe(true);
     expect(exactlyOnce({ requestsWithOutcome: 99, duplicateOutcomes: 0 }, 100)).toBe(false);
     expect(exactlyOnce({ requestsWithOutcome: 100, duplicateOutcomes: 1 }, 100)).toBe(false);
+  });
+});
+
+describe('the broker warm-up', () => {
+  it('takes 20,000 bulk requests and 30 paced seconds when unset or blank', () => {
+    expect(warmUpSettings({})).toEqual({ bulkRequests: 20_000, pacedSeconds: 30 });
+    expect(warmUpSettings({ BENCH_WARMUP_REQUESTS: ' ', BENCH_WARMUP_SECONDS: '' })).toEqual({
+      bulkRequests: 20_000,
+      pacedSeconds: 30,
+    });
+  });
+
+  it('takes the sizes given', () => {
+    expect(warmUpSettings({ BENCH_WARMUP_REQUESTS: '5000', BENCH_WARMUP_SECONDS: '0' })).toEqual({
+      bulkRequests: 5_000,
+      pacedSeconds: 0,
+    });
+  });
+
+  it('is left out entirely when no bulk requests are asked for', () => {
+    expect(warmUpSettings({ BENCH_WARMUP_REQUESTS: '0', BENCH_WARMUP_SECONDS: '30' })).toEqual({
+      bulkRequests: 0,
+      pacedSeconds: 0,
+    });
+  });
+
+  it('refuses a size that is not a whole number, naming the setting', () => {
+    expect(() => warmUpSettings({ BENCH_WARMUP_REQUESTS: '2e3.5' })).toThrow(/BENCH_WARMUP_REQUESTS/);
+    expect(() => warmUpSettings({ BENCH_WARMUP_SECONDS: '-1' })).toThrow(/BENCH_WARMUP_SECONDS.*"-1"/);
+    expect(() => warmUpSettings({ BENCH_WARMUP_SECONDS: 'soon' })).toThrow(/BENCH_WARMUP_SECONDS/);
   });
 });
