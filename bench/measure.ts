@@ -18,7 +18,9 @@ import {
   SANDBOX_PORT,
   SERVICE_NODE_OPTIONS,
   MALLOC_ARENAS,
+  cpuSecondsPer1000,
   round,
+  STACK_PROCESSES,
   type Measured,
   type Scenario,
 } from './scenario.js';
@@ -148,7 +150,17 @@ function figures(
     duplicateOutcomes: counted.outcomes - counted.requests,
     seconds: round(counted.seconds),
     outcomesPerSecond: round(outcomesPerSecond),
-    cpuSecondsPer1000: round((((counted.cpu[system] ?? 0) * counted.seconds) / counted.requests) * 1000, 2),
+    cpuSecondsPer1000: cpuSecondsPer1000(counted.cpu, [system], counted.seconds, counted.requests),
+    ...(STACK_PROCESSES.every((name) => name in counted.cpu)
+      ? {
+          withStackCpuSecondsPer1000: cpuSecondsPer1000(
+            counted.cpu,
+            [system, ...STACK_PROCESSES],
+            counted.seconds,
+            counted.requests,
+          ),
+        }
+      : {}),
     coresUsed: counted.cpu,
     peakRssMiB: round(rssMiB),
     vendor,
@@ -276,7 +288,7 @@ export function requestIdOf(value: Buffer | null): string {
 export function stackPids(): Record<string, number> {
   const pids: Record<string, number> = {};
   const runDir = join(process.env.STACK_DIR ?? join(ROOT, '.stack'), 'run');
-  for (const name of ['kafka', 'registry', 'redis']) {
+  for (const name of STACK_PROCESSES) {
     try {
       pids[name] = Number(readFileSync(join(runDir, `${name}.pid`), 'utf8').trim());
     } catch {

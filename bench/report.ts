@@ -57,7 +57,9 @@ export function summary(report: Report): string {
 
 function throughputLine(m: Measured): string {
   const rate = m.achievedPerLimit === undefined ? '' : `${m.achievedPerLimit} of the limit, `;
-  return `${rate}${m.outcomesPerSecond} results/s, ${m.cpuSecondsPer1000} CPU-ms/request, ${m.peakRssMiB} MiB peak RSS, ${m.requestsWithOutcome} requests with an outcome, ${m.duplicateOutcomes} duplicates`;
+  const withStack =
+    m.withStackCpuSecondsPer1000 === undefined ? '' : ` (${m.withStackCpuSecondsPer1000} with the stack)`;
+  return `${rate}${m.outcomesPerSecond} results/s, ${m.cpuSecondsPer1000} CPU-ms/request${withStack}, ${m.peakRssMiB} MiB peak RSS, ${m.requestsWithOutcome} requests with an outcome, ${m.duplicateOutcomes} duplicates`;
 }
 
 /** What the vendor leg alone did in the same run, and the service's events per request at a pace. */

@@ -71,6 +71,12 @@ export interface Measured {
   seconds: number;
   outcomesPerSecond: number;
   cpuSecondsPer1000: number;
+  /**
+   * CPU seconds per 1,000 requests of the system and of the stack it drives (broker, registry,
+   * Redis) together: what a request costs the machine, the vendor's sandbox and the
+   * benchmark's own counting left out. Only when the stack is local (its processes readable).
+   */
+  withStackCpuSecondsPer1000?: number;
   peakRssMiB: number;
   vendor: Pick<CounterSnapshot, 'billed' | 'maxInOneSecond' | 'maxInAnySlidingSecond' | 'rateLimited'>;
   achievedPerLimit?: number;
@@ -81,11 +87,32 @@ export interface Measured {
 }
 
 export function ratios(service: Measured, baseline: Measured): Record<string, number> {
+  const withStack: Record<string, number> = {};
+  if (service.withStackCpuSecondsPer1000 !== undefined && baseline.withStackCpuSecondsPer1000)
+    withStack.cpuPer1000WithStack = round(
+      service.withStackCpuSecondsPer1000 / baseline.withStackCpuSecondsPer1000,
+      2,
+    );
   return {
     throughput: round(service.outcomesPerSecond / baseline.outcomesPerSecond, 2),
     cpuPer1000: round(service.cpuSecondsPer1000 / baseline.cpuSecondsPer1000, 2),
+    ...withStack,
     peakRss: round(service.peakRssMiB / baseline.peakRssMiB, 2),
   };
+}
+
+/** The stack's processes, as bench/measure.ts names them in `coresUsed`. */
+export const STACK_PROCESSES = ['kafka', 'registry', 'redis'] as const;
+
+/** CPU seconds per 1,000 requests of `processes` together, from the cores each used over `seconds`. */
+export function cpuSecondsPer1000(
+  coresUsed: Readonly<Record<string, number>>,
+  processes: readonly string[],
+  seconds: number,
+  requests: number,
+): number {
+  const cores = processes.reduce((sum, name) => sum + (coresUsed[name] ?? 0), 0);
+  return requests === 0 ? 0 : round(((cores * seconds) / requests) * 1000, 2);
 }
 
 export function round(value: number, digits = 1): number {

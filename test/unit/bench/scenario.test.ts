@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { chosenIds, exactlyOnce, relativeTo, warmUpSettings } from '../../../bench/scenario.js';
+import {
+  chosenIds,
+  cpuSecondsPer1000,
+  exactlyOnce,
+  ratios,
+  relativeTo,
+  STACK_PROCESSES,
+  warmUpSettings,
+  type Measured,
+} from '../../../bench/scenario.js';
 
 const IDS = ['a', 'b', 'c', 'd', 'idle', 'backlog'];
 
@@ -81,5 +90,56 @@ describe('the broker warm-up', () => {
     expect(() => warmUpSettings({ BENCH_WARMUP_REQUESTS: '2e3.5' })).toThrow(/BENCH_WARMUP_REQUESTS/);
     expect(() => warmUpSettings({ BENCH_WARMUP_SECONDS: '-1' })).toThrow(/BENCH_WARMUP_SECONDS.*"-1"/);
     expect(() => warmUpSettings({ BENCH_WARMUP_SECONDS: 'soon' })).toThrow(/BENCH_WARMUP_SECONDS/);
+  });
+});
+
+describe('CPU per 1,000 requests', () => {
+  const cores = { service: 0.96, kafka: 0.22, registry: 0, redis: 0.15, sandbox: 0.19, bench: 0.1 };
+
+  it('sums the named processes only: the sandbox and the counting stay out', () => {
+    // (0.96 + 0.22 + 0 + 0.15) cores over 31.5 s for 100,000 requests.
+    expect(cpuSecondsPer1000(cores, ['service', ...STACK_PROCESSES], 31.5, 100_000)).toBe(0.42);
+    expect(cpuSecondsPer1000(cores, ['service'], 31.5, 100_000)).toBe(0.3);
+  });
+
+  it('counts a process it was not given as idle, and no requests as no cost', () => {
+    expect(cpuSecondsPer1000({ service: 1 }, ['service', 'kafka'], 10, 10_000)).toBe(1);
+    expect(cpuSecondsPer1000(cores, ['service'], 10, 0)).toBe(0);
+  });
+});
+
+describe('ratios', () => {
+  const run = (system: Measured['system'], extra: Partial<Measured>): Measured => ({
+    system,
+    coresUsed: {},
+    outcomes: 1,
+    requestsWithOutcome: 1,
+    duplicateOutcomes: 0,
+    seconds: 1,
+    outcomesPerSecond: 100,
+    cpuSecondsPer1000: 0.3,
+    peakRssMiB: 200,
+    vendor: { billed: 1, maxInOneSecond: 1, maxInAnySlidingSecond: 1, rateLimited: 0 },
+    publishSeconds: 0,
+    ...extra,
+  });
+
+  it('sets the service with its stack against the baseline with its stack', () => {
+    expect(
+      ratios(
+        run('service', { outcomesPerSecond: 3174.8, withStackCpuSecondsPer1000: 0.42 }),
+        run('baseline', {
+          outcomesPerSecond: 2838.7,
+          cpuSecondsPer1000: 0.23,
+          withStackCpuSecondsPer1000: 0.49,
+        }),
+      ),
+    ).toEqual({ throughput: 1.12, cpuPer1000: 1.3, cpuPer1000WithStack: 0.86, peakRss: 1 });
+  });
+
+  it('leaves the stack ratio out when a side has no stack figure (a stack that is not local)', () => {
+    const figures = ratios(run('service', { withStackCpuSecondsPer1000: 0.42 }), run('baseline', {}));
+    expect(figures).not.toHaveProperty('cpuPer1000WithStack');
+    expect(figures.throughput).toBe(1);
   });
 });
