@@ -2,8 +2,8 @@
  * The broker's warm-up before the first measurement. A production broker has run for days: its
  * JIT has compiled the produce, fetch and transaction paths long ago. A broker the benchmark
  * has just started has not, and whatever runs first pays for it (the service, since each
- * scenario runs it before its baseline). On a fresh broker, (c)'s p99 was 85-93 ms in a first
- * run against 38-39 ms in the next one on the same broker.
+ * scenario runs it before its baseline). On a fresh broker on G1, (c)'s p99 was 82-93 ms in a
+ * first run against 38-39 ms in the next one on the same broker.
  *
  * So the service first takes BENCH_WARMUP_REQUESTS (20k) requests from an instant vendor (the
  * bulk produce and fetch paths), then (c)'s paced load for BENCH_WARMUP_SECONDS (30 s; many
