@@ -284,12 +284,16 @@ export function sandboxEnvironment(
   return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('SANDBOX_')));
 }
 
-/** `dev`: the environment with the local stack's defaults under it (the environment wins). */
+/**
+ * `dev`: the environment with the local stack's defaults under it (the environment wins). The
+ * stack's addresses follow the ports stack/up.sh reads (KAFKA_PORT, REGISTRY_PORT, REDIS_PORT),
+ * so `KAFKA_PORT=19092 npm run dev` talks to the stack it has just started there.
+ */
 export function devEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
   return {
-    KAFKA_BROKERS: '127.0.0.1:9092',
-    SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081/apis/ccompat/v7',
-    REDIS_URL: 'redis://127.0.0.1:6379',
+    KAFKA_BROKERS: `127.0.0.1:${stackPort(env, 'KAFKA_PORT', 9092)}`,
+    SCHEMA_REGISTRY_URL: `http://127.0.0.1:${stackPort(env, 'REGISTRY_PORT', 8081)}/apis/ccompat/v7`,
+    REDIS_URL: `redis://127.0.0.1:${stackPort(env, 'REDIS_PORT', 6379)}`,
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '8080',
     ADMIN_HOST: '127.0.0.1',
@@ -301,4 +305,18 @@ export function devEnvironment(env: NodeJS.ProcessEnv = process.env): Record<str
     VEHICLE_SEARCH_POLL_MS: '5000',
     ...env,
   };
+}
+
+/** A port of the local stack, as stack/up.sh reads it: its variable when set, else the default. */
+function stackPort(
+  env: NodeJS.ProcessEnv,
+  name: 'KAFKA_PORT' | 'REGISTRY_PORT' | 'REDIS_PORT',
+  fallback: number,
+): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65_535)
+    throw new ConfigError(name, `must be a port number (1-65535) of the local stack, got "${raw}"`);
+  return port;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { devEnvironment, loadConfig } from '../../src/config.js';
 
 const base = {
   KAFKA_BROKERS: '127.0.0.1:9092',
@@ -81,5 +81,35 @@ describe('console settings', () => {
     ],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(message);
+  });
+});
+
+describe('devEnvironment (npm run dev)', () => {
+  it("points at the local stack's default ports", () => {
+    const env = devEnvironment({});
+    expect(env.KAFKA_BROKERS).toBe('127.0.0.1:9092');
+    expect(env.SCHEMA_REGISTRY_URL).toBe('http://127.0.0.1:8081/apis/ccompat/v7');
+    expect(env.REDIS_URL).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('follows the ports stack/up.sh was given, so dev talks to the stack it started', () => {
+    const env = devEnvironment({ KAFKA_PORT: '19092', REGISTRY_PORT: '18081', REDIS_PORT: '16379' });
+    expect(env.KAFKA_BROKERS).toBe('127.0.0.1:19092');
+    expect(env.SCHEMA_REGISTRY_URL).toBe('http://127.0.0.1:18081/apis/ccompat/v7');
+    expect(env.REDIS_URL).toBe('redis://127.0.0.1:16379');
+  });
+
+  it('lets addresses given outright win over the stack ports', () => {
+    const env = devEnvironment({ KAFKA_PORT: '19092', KAFKA_BROKERS: 'kafka.internal:9092' });
+    expect(env.KAFKA_BROKERS).toBe('kafka.internal:9092');
+  });
+
+  it.each([
+    ['KAFKA_PORT', 'abc'],
+    ['REGISTRY_PORT', '0'],
+    ['REDIS_PORT', '70000'],
+    ['KAFKA_PORT', '90 92'],
+  ])('refuses %s=%s, naming the setting', (name, value) => {
+    expect(() => devEnvironment({ [name]: value })).toThrow(new RegExp(`^${name}: must be a port number`));
   });
 });
