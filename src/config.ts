@@ -291,9 +291,15 @@ export function sandboxEnvironment(
  */
 export function devEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
   return {
-    KAFKA_BROKERS: `127.0.0.1:${stackPort(env, 'KAFKA_PORT', 9092)}`,
-    SCHEMA_REGISTRY_URL: `http://127.0.0.1:${stackPort(env, 'REGISTRY_PORT', 8081)}/apis/ccompat/v7`,
-    REDIS_URL: `redis://127.0.0.1:${stackPort(env, 'REDIS_PORT', 6379)}`,
+    ...stackAddress(env, 'KAFKA_BROKERS', 'KAFKA_PORT', 9092, (port) => `127.0.0.1:${port}`),
+    ...stackAddress(
+      env,
+      'SCHEMA_REGISTRY_URL',
+      'REGISTRY_PORT',
+      8081,
+      (port) => `http://127.0.0.1:${port}/apis/ccompat/v7`,
+    ),
+    ...stackAddress(env, 'REDIS_URL', 'REDIS_PORT', 6379, (port) => `redis://127.0.0.1:${port}`),
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '8080',
     ADMIN_HOST: '127.0.0.1',
@@ -307,16 +313,22 @@ export function devEnvironment(env: NodeJS.ProcessEnv = process.env): Record<str
   };
 }
 
-/** A port of the local stack, as stack/up.sh reads it: its variable when set, else the default. */
-function stackPort(
+/**
+ * The local stack's address for `setting`, at the port stack/up.sh reads from `portVariable`
+ * (else its default); nothing when the address is given outright, whatever the port says.
+ */
+function stackAddress(
   env: NodeJS.ProcessEnv,
-  name: 'KAFKA_PORT' | 'REGISTRY_PORT' | 'REDIS_PORT',
+  setting: 'KAFKA_BROKERS' | 'SCHEMA_REGISTRY_URL' | 'REDIS_URL',
+  portVariable: 'KAFKA_PORT' | 'REGISTRY_PORT' | 'REDIS_PORT',
   fallback: number,
-): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
+  address: (port: number) => string,
+): Record<string, string> {
+  if (env[setting] !== undefined) return {};
+  const raw = env[portVariable]?.trim();
+  if (raw === undefined || raw === '') return { [setting]: address(fallback) };
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port < 1 || port > 65_535)
-    throw new ConfigError(name, `must be a port number (1-65535) of the local stack, got "${raw}"`);
-  return port;
+    throw new ConfigError(portVariable, `must be a port number (1-65535) of the local stack, got "${raw}"`);
+  return { [setting]: address(port) };
 }

@@ -99,9 +99,12 @@ describe('devEnvironment (npm run dev)', () => {
     expect(env.REDIS_URL).toBe('redis://127.0.0.1:16379');
   });
 
-  it('lets addresses given outright win over the stack ports', () => {
+  it('lets addresses given outright win over the stack ports, and then ignores those ports', () => {
     const env = devEnvironment({ KAFKA_PORT: '19092', KAFKA_BROKERS: 'kafka.internal:9092' });
     expect(env.KAFKA_BROKERS).toBe('kafka.internal:9092');
+    expect(devEnvironment({ REDIS_PORT: 'n/a', REDIS_URL: 'redis://cache:6379' }).REDIS_URL).toBe(
+      'redis://cache:6379',
+    );
   });
 
   it.each([
