@@ -104,7 +104,10 @@ export function ratios(service: Measured, baseline: Measured): Record<string, nu
 /** The stack's processes, as bench/measure.ts names them in `coresUsed`. */
 export const STACK_PROCESSES = ['kafka', 'registry', 'redis'] as const;
 
-/** CPU seconds per 1,000 requests of `processes` together, from the cores each used over `seconds`. */
+/**
+ * CPU seconds per 1,000 requests of `processes` together, from the cores each used over
+ * `seconds`. A run without requests has no finite figure (null in the JSON), never a free one.
+ */
 export function cpuSecondsPer1000(
   coresUsed: Readonly<Record<string, number>>,
   processes: readonly string[],
@@ -112,7 +115,7 @@ export function cpuSecondsPer1000(
   requests: number,
 ): number {
   const cores = processes.reduce((sum, name) => sum + (coresUsed[name] ?? 0), 0);
-  return requests === 0 ? 0 : round(((cores * seconds) / requests) * 1000, 2);
+  return round(((cores * seconds) / requests) * 1000, 2);
 }
 
 export function round(value: number, digits = 1): number {

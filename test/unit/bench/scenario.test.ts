@@ -102,9 +102,13 @@ describe('CPU per 1,000 requests', () => {
     expect(cpuSecondsPer1000(cores, ['service'], 31.5, 100_000)).toBe(0.3);
   });
 
-  it('counts a process it was not given as idle, and no requests as no cost', () => {
+  it('counts a process it was not given as idle', () => {
     expect(cpuSecondsPer1000({ service: 1 }, ['service', 'kafka'], 10, 10_000)).toBe(1);
-    expect(cpuSecondsPer1000(cores, ['service'], 10, 0)).toBe(0);
+  });
+
+  it('gives a run without requests no finite figure, so that it never reads as free', () => {
+    expect(Number.isFinite(cpuSecondsPer1000(cores, ['service'], 10, 0))).toBe(false);
+    expect(JSON.stringify({ cpu: cpuSecondsPer1000(cores, ['service'], 10, 0) })).toBe('{"cpu":null}');
   });
 });
 
