@@ -92,13 +92,12 @@ export async function measure(
   }
 }
 
-export function startSystem(
-  system: Measured['system'],
-  scenario: Scenario,
-  prefix: string,
-  extraEnv: Record<string, string>,
-): Promise<Started> {
-  const env = {
+/**
+ * The settings the benchmark gives every service (and baseline) it starts, whatever the
+ * scenario: the same variables in this process's environment never reach them.
+ */
+export function serviceEnv(partitions: number, prefix: string): Record<string, string> {
+  return {
     KAFKA_BROKERS: BROKERS,
     SCHEMA_REGISTRY_URL: REGISTRY,
     REDIS_URL: REDIS,
@@ -107,7 +106,7 @@ export function startSystem(
     ALLOW_INSECURE_VENDOR: 'true',
     TOPIC_PREFIX: prefix,
     KAFKA_GROUP_ID: `${prefix}.group`,
-    TOPIC_PARTITIONS: String(scenario.partitions),
+    TOPIC_PARTITIONS: String(partitions),
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '0',
     ADMIN_HOST: '127.0.0.1',
@@ -115,9 +114,16 @@ export function startSystem(
     LOG_LEVEL: 'info',
     NODE_OPTIONS: SERVICE_NODE_OPTIONS,
     MALLOC_ARENA_MAX: MALLOC_ARENAS,
-    ...scenario.service,
-    ...extraEnv,
   };
+}
+
+export function startSystem(
+  system: Measured['system'],
+  scenario: Scenario,
+  prefix: string,
+  extraEnv: Record<string, string>,
+): Promise<Started> {
+  const env = { ...serviceEnv(scenario.partitions, prefix), ...scenario.service, ...extraEnv };
   return system === 'service'
     ? startNode(['src/cli.ts', 'run'], env, '"msg":"service started"')
     : startNode(
@@ -183,18 +189,19 @@ export async function vendorCounters(): Promise<Measured['vendor']> {
 }
 
 /** The sandbox, with the scenario's knobs, on SANDBOX_PORT. */
+/** The settings the benchmark gives every sandbox it starts, before the scenario's knobs. */
+export function sandboxEnv(): Record<string, string> {
+  return {
+    SANDBOX_PORT: String(SANDBOX_PORT),
+    SANDBOX_API_KEY: API_KEY,
+    SANDBOX_LOG_LEVEL: 'info',
+    NODE_OPTIONS: SANDBOX_NODE_OPTIONS,
+  };
+}
+
+/** The sandbox, with the scenario's knobs, on SANDBOX_PORT. */
 export function startSandbox(knobs: Record<string, string>): Promise<Started> {
-  return startNode(
-    ['src/cli.ts', 'sandbox'],
-    {
-      SANDBOX_PORT: String(SANDBOX_PORT),
-      SANDBOX_API_KEY: API_KEY,
-      SANDBOX_LOG_LEVEL: 'info',
-      NODE_OPTIONS: SANDBOX_NODE_OPTIONS,
-      ...knobs,
-    },
-    'sandbox ready',
-  );
+  return startNode(['src/cli.ts', 'sandbox'], { ...sandboxEnv(), ...knobs }, 'sandbox ready');
 }
 
 /** CPU seconds of this process (user and system). */

@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { inheritedSettings } from './inherited.js';
 import { measure, stackPids } from './measure.js';
 import { buildForBench, FROM_SOURCE, ROOT } from './processes.js';
 import { chart, summary, type ScenarioReport } from './report.js';
@@ -87,6 +88,13 @@ async function main(): Promise<void> {
       'the broker runs C1 only: `npm run stack:down` first and the benchmark starts it with full JIT',
     );
   const only = chosenIds(process.env.BENCH_ONLY, IDS);
+  const inherited = inheritedSettings(process.env);
+  if (inherited.length > 0) {
+    report.inheritedSettings = inherited;
+    console.warn(
+      `the service or the sandbox takes ${inherited.join(', ')} from this environment: the run is partial`,
+    );
+  }
   try {
     report.warmUp = (await warmUpBroker(kafka, admin)) ?? 'none (BENCH_WARMUP_REQUESTS=0)';
     for (const scenario of SCENARIOS.filter((s) => only.has(s.id))) {
@@ -124,7 +132,7 @@ async function main(): Promise<void> {
   }
   const dir = join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const partial = PARTIAL_RUN_SETTINGS.some((v) => process.env[v]);
+  const partial = inherited.length > 0 || PARTIAL_RUN_SETTINGS.some((v) => process.env[v]);
   const name = partial ? 'runtime.partial' : 'runtime';
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
   if (!partial) writeFileSync(join(dir, 'runtime.svg'), chart(report, SCENARIOS));

@@ -152,6 +152,12 @@ const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+/** Every variable the service reads its settings from, a secret's `<NAME>_FILE` included. */
+export const SETTING_NAMES: readonly string[] = [
+  ...Object.keys(envSchema.shape),
+  ...SECRET_SETTINGS.map((name) => `${name}_FILE`),
+];
 export type { ConsoleTokens } from './config-console.js';
 
 export interface OperationLimits {
