@@ -10,6 +10,9 @@ export const bool = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
 const url = z.url({ protocol: /^https?$/ });
+/** A whole number when given; blank counts as not given. */
+export const optionalInt = (min: number) =>
+  z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(min).optional());
 export const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
 
 export const consoleToken = z.preprocess(

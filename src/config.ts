@@ -7,7 +7,7 @@ import { DEFAULT_VENDOR_CONNECTIONS } from './vendor-api/options.js';
 import { isAllowListEntry } from './vendor-api/selfie-guard.js';
 import { SECRET_SETTINGS, settingGiven, withSecretFiles } from './config-secrets.js';
 import { readConsoleTokens, type ConsoleTokens, type TokenSettings } from './config-console.js';
-import { bool, consoleToken, int, limitsJson, optionalUrl } from './config-fields.js';
+import { bool, consoleToken, int, limitsJson, optionalInt, optionalUrl } from './config-fields.js';
 import {
   kafkaSecurity,
   registryAuth,
@@ -94,6 +94,11 @@ const envSchema = z.object({
   /** Old-generation growth past the live heap before a full collection; 0: V8's own (up to 300%). */
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(300).default(50),
   COMMIT_INTERVAL_MS: int(0, 10),
+  /**
+   * The longest spacing between commit rounds, reached behind requests that took a second or
+   * more; by default 100 ms, or COMMIT_INTERVAL_MS when that is longer (commitSpacing).
+   */
+  COMMIT_MAX_INTERVAL_MS: optionalInt(0),
   RETRY_MAX_ATTEMPTS: int(1, 5),
   RETRY_BASE_MS: int(1, 250),
   RETRY_MAX_DELAY_MS: int(1, 15_000),
@@ -218,6 +223,21 @@ function operationLimits(
   return Object.freeze(limits);
 }
 
+/** The longest commit spacing when COMMIT_MAX_INTERVAL_MS is not given. */
+export const DEFAULT_MAX_COMMIT_INTERVAL_MS = 100;
+
+/** The shortest and longest spacing between commit rounds (CommitLoop). */
+export function commitSpacing(config: Pick<Config, 'COMMIT_INTERVAL_MS' | 'COMMIT_MAX_INTERVAL_MS'>): {
+  commitIntervalMs: number;
+  maxCommitIntervalMs: number;
+} {
+  return {
+    commitIntervalMs: config.COMMIT_INTERVAL_MS,
+    maxCommitIntervalMs:
+      config.COMMIT_MAX_INTERVAL_MS ?? Math.max(DEFAULT_MAX_COMMIT_INTERVAL_MS, config.COMMIT_INTERVAL_MS),
+  };
+}
+
 /** Settings that are valid alone but not together. */
 function checkSettingPairs(rest: Omit<Env, 'VENDOR_LIMITS' | TokenSettings>): void {
   if (rest.WEBHOOK_PUBLIC_URL !== undefined && rest.WEBHOOK_SECRET === undefined) {
@@ -233,6 +253,12 @@ function checkSettingPairs(rest: Omit<Env, 'VENDOR_LIMITS' | TokenSettings>): vo
     throw new ConfigError(
       'VENDOR_BASE_URL',
       'must be https (ALLOW_INSECURE_VENDOR=true allows http, for the sandbox)',
+    );
+  }
+  if (rest.COMMIT_MAX_INTERVAL_MS !== undefined && rest.COMMIT_MAX_INTERVAL_MS < rest.COMMIT_INTERVAL_MS) {
+    throw new ConfigError(
+      'COMMIT_MAX_INTERVAL_MS',
+      `must be at least COMMIT_INTERVAL_MS (${rest.COMMIT_INTERVAL_MS})`,
     );
   }
   if (rest.VEHICLE_SEARCH_CLAIM_TTL_MS <= rest.VENDOR_TIMEOUT_MS) {

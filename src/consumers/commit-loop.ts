@@ -18,11 +18,18 @@ import type { TakeWindow } from './take-window.js';
  * below, then the process's transactional producer it commits with.
  *
  * Group commit: one transaction at a time for the whole process carries the outputs and the
- * next offsets of every partition with a contiguous completed prefix. A round starts as soon as
- * some partition has completed work and the previous round has finished (at most one round per
- * `commitIntervalMs`): under load, what completes while a round runs joins the next one, so
- * rounds batch by themselves; lightly loaded, an outcome is committed right away. Nothing runs
- * while nothing completes.
+ * next offsets of every partition with a contiguous completed prefix. A round starts once some
+ * partition has completed work and the previous round has finished, and not sooner than the
+ * spacing after the previous round's start: under load, what completes while a round runs joins
+ * the next one, so rounds batch by themselves; after a quiet spell an outcome is committed right
+ * away. Nothing runs while nothing completes.
+ *
+ * The spacing follows the work waiting to be committed: a tenth of the shortest time any of it
+ * took (from when the service began on the request to its outcome), at least
+ * `commitIntervalMs` and at most `maxCommitIntervalMs`. A transaction costs the service and the
+ * broker about the same whatever it carries; behind a 50 ms vendor the spacing stays at its
+ * floor, behind calls that took seconds (a slow vendor, a queue under its rate limit) it grows
+ * to its ceiling, a small share of what the request had already taken.
  *
  * Zombie fencing (KIP-447): the offsets carry the group generation and member id this
  * instance holds its partitions under; the group coordinator refuses them once that generation
@@ -31,7 +38,7 @@ import type { TakeWindow } from './take-window.js';
  * failures are fatal.
  */
 export interface CommitLoopDeps {
-  settings: { commitIntervalMs: number };
+  settings: { commitIntervalMs: number; maxCommitIntervalMs: number };
   /** Whether a partition paused for its window may take again. */
   window: Pick<TakeWindow, 'resumable' | 'use'>;
   /** The partitions held now. */
@@ -52,6 +59,8 @@ export interface CommitLoopDeps {
 export const MAX_COMMIT_FAILURES = 5;
 /** Wait before trying a failed transaction again (it is fatal after MAX_COMMIT_FAILURES). */
 const RETRY_DELAY_MS = 100;
+/** The share of its own time an outcome may wait for company in its commit round (see above). */
+export const COMMIT_WAIT_SHARE = 0.1;
 
 interface Taken {
   state: PartitionState;
@@ -61,7 +70,10 @@ interface Taken {
 export class CommitLoop {
   private round: Promise<void> | undefined;
   private scheduled: NodeJS.Timeout | undefined;
+  private scheduledAt = 0;
   private lastStartedAt = 0;
+  /** The shortest work time among outcomes completed since the last round took its work. */
+  private pendingWorkMs = Infinity;
   private failures = 0;
   private stopped = true;
 
@@ -86,17 +98,43 @@ export class CommitLoop {
     for (let round = 0; round <= MAX_COMMIT_FAILURES && this.hasWork(); round += 1) await this.commitRound();
   }
 
-  /** A message of the partition completed: a round starts as soon as allowed. */
-  completed(state: PartitionState, delayMs = 0): void {
-    if (this.stopped || this.round || this.scheduled || state.isRevoked()) return;
+  /**
+   * A message of the partition completed, `workMs` after the service began on it: a round
+   * starts as soon as the spacing allows.
+   */
+  completed(state: PartitionState, workMs = 0): void {
+    if (this.stopped || state.isRevoked()) return;
+    this.pendingWorkMs = Math.min(this.pendingWorkMs, Math.max(0, workMs));
     if (!state.carry && !state.tracker.hasReadyPrefix()) return;
-    const spacing = this.lastStartedAt + this.deps.settings.commitIntervalMs - Date.now();
+    this.schedule(0);
+  }
+
+  /** The time between round starts the work waiting now allows. */
+  spacingMs(): number {
+    const { commitIntervalMs, maxCommitIntervalMs } = this.deps.settings;
+    if (!Number.isFinite(this.pendingWorkMs)) return commitIntervalMs;
+    return Math.min(
+      maxCommitIntervalMs,
+      Math.max(commitIntervalMs, Math.round(this.pendingWorkMs * COMMIT_WAIT_SHARE)),
+    );
+  }
+
+  /** Schedules the next round, or brings a scheduled one forward. */
+  private schedule(delayMs: number): void {
+    if (this.stopped || this.round) return;
+    const now = Date.now();
+    const at = Math.max(now + delayMs, this.lastStartedAt + this.spacingMs());
+    if (this.scheduled) {
+      if (at >= this.scheduledAt) return;
+      clearTimeout(this.scheduled);
+    }
+    this.scheduledAt = at;
     this.scheduled = setTimeout(
       () => {
         this.scheduled = undefined;
         void this.commitRound();
       },
-      Math.max(0, spacing, delayMs),
+      Math.max(0, at - now),
     );
   }
 
@@ -111,8 +149,7 @@ export class CommitLoop {
       .finally(() => {
         this.round = undefined;
         // What completed meanwhile (or a failed round) goes in the next transaction.
-        const next = this.nextWithWork();
-        if (next) this.completed(next, retryAfterMs);
+        if (this.hasWork()) this.schedule(retryAfterMs);
       });
     return this.round;
   }
@@ -166,6 +203,7 @@ export class CommitLoop {
   }
 
   private take(): Taken[] {
+    this.pendingWorkMs = Infinity;
     const taken: Taken[] = [];
     for (const state of this.deps.partitions()) {
       if (state.isRevoked()) continue;

@@ -39,6 +39,8 @@ export interface RuntimeSettings {
   /** Uncommitted requests of every held partition together (see TakeWindow). */
   replicaWindow: number;
   commitIntervalMs: number;
+  /** The longest spacing between commit rounds (CommitLoop: a tenth of the waiting work's time). */
+  maxCommitIntervalMs: number;
   shutdownTimeoutMs: number;
   sessionTimeoutMs: number;
   transactionalId: string;
@@ -201,8 +203,8 @@ export class Runtime {
       logger: deps.logger,
       metrics: deps.metrics,
       tracing: deps.tracing,
-      onCompleted: (state) => {
-        this.commits.completed(state);
+      onCompleted: (state, workMs) => {
+        this.commits.completed(state, workMs);
       },
       isStopping: () => this.stopping,
     });

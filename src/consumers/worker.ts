@@ -43,8 +43,11 @@ export interface WorkerDeps {
       }
     | undefined;
   tracing?: Pick<Tracing, 'startRequest'> | undefined;
-  /** A message's outcome is ready to commit (the commit loop commits as soon as it may). */
-  onCompleted?(state: PartitionState): void;
+  /**
+   * A message's outcome is ready to commit, `workMs` after the service began on it (the commit
+   * loop commits as soon as it may).
+   */
+  onCompleted?(state: PartitionState, workMs: number): void;
   /** A method, not a field read: the flag changes across awaits, which narrowing cannot see. */
   isStopping(): boolean;
 }
@@ -63,6 +66,8 @@ interface Job {
   correlation: Correlation;
   trace: RequestTrace | undefined;
   log: RequestLogger;
+  /** When the service began on the message (Date.now()). */
+  startedAt: number;
 }
 
 export class Worker {
@@ -145,7 +150,7 @@ export class Worker {
       value: message.value,
       correlation,
     };
-    return { state, message, incoming, correlation, trace, log };
+    return { state, message, incoming, correlation, trace, log, startedAt: Date.now() };
   }
 
   /** Processes the message once and completes its offset, unless it was stopped. */
@@ -158,7 +163,7 @@ export class Worker {
     }
     state.tracker.complete(message.offset, await this.records(job, outcome));
     state.onCommitted(message.offset, this.commitWatcher(state.operation, message, trace));
-    this.deps.onCompleted?.(state);
+    this.deps.onCompleted?.(state, Date.now() - job.startedAt);
     this.deps.metrics?.outcome(
       state.operation,
       outcome.kind,

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { Config } from '../config.js';
+import { commitSpacing, type Config } from '../config.js';
 import type { BreakerSettings } from '../consumers/circuit-breaker.js';
 import type { RedisIdempotencySettings } from '../consumers/idempotency.js';
 import type { RetrySettings } from '../consumers/retry-policy.js';
@@ -85,7 +85,7 @@ export function runtimeSettings(config: Config): RuntimeSettings {
     maxInFlight: config.MAX_IN_FLIGHT,
     partitionWindow: config.PARTITION_WINDOW,
     replicaWindow: config.REPLICA_WINDOW,
-    commitIntervalMs: config.COMMIT_INTERVAL_MS,
+    ...commitSpacing(config),
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
     transactionalId: config.KAFKA_TRANSACTIONAL_ID ?? defaultTransactionalId(config.KAFKA_GROUP_ID),

@@ -30,8 +30,9 @@ type FinalStatus = 'completed' | 'failed' | 'expired';
 
 /**
  * How soon a search whose request is not committed yet is tried again: the runtime commits a
- * completed request as soon as the partition's previous transaction has finished (at most one
- * per COMMIT_INTERVAL_MS, 10 ms by default), so this wait is short, unlike a poll's backoff.
+ * completed request as soon as the previous transaction has finished (rounds at most
+ * COMMIT_MAX_INTERVAL_MS apart, 100 ms by default), so this wait is short, unlike a poll's
+ * backoff.
  */
 export const COMMIT_WAIT_MS = 500;
 

@@ -157,6 +157,7 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
       partitionWindow: settings.partitionWindow ?? 100,
       replicaWindow: 1_000,
       commitIntervalMs: 0,
+      maxCommitIntervalMs: 0,
       shutdownTimeoutMs: 1_000,
       sessionTimeoutMs: 6_000,
       transactionalId: 'g.harness',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { devEnvironment, loadConfig } from '../../src/config.js';
+import { commitSpacing, devEnvironment, loadConfig } from '../../src/config.js';
 
 const base = {
   KAFKA_BROKERS: '127.0.0.1:9092',
@@ -34,8 +34,31 @@ describe('loadConfig', () => {
     [{ VENDOR_LIMITS: '{"vehicle":{"ratePerSecond":-1}}' }, /^VENDOR_LIMITS: vehicle\.ratePerSecond: /],
     [{ WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:8080' }, /^WEBHOOK_SECRET: is required/],
     [{ HTTP_PORT: '9000', ADMIN_PORT: '9000' }, /^ADMIN_PORT: must differ from HTTP_PORT/],
+    [{ COMMIT_MAX_INTERVAL_MS: '5' }, /^COMMIT_MAX_INTERVAL_MS: must be at least COMMIT_INTERVAL_MS \(10\)/],
+    [{ COMMIT_MAX_INTERVAL_MS: 'soon' }, /^COMMIT_MAX_INTERVAL_MS: /],
   ])('stops start-up naming the bad setting (%o)', (override, message) => {
     expect(() => loadConfig({ ...base, ...override })).toThrow(message);
+  });
+});
+
+describe('commit spacing', () => {
+  it('runs from COMMIT_INTERVAL_MS to 100 ms by default, or to COMMIT_MAX_INTERVAL_MS', () => {
+    expect(commitSpacing(loadConfig(base))).toEqual({ commitIntervalMs: 10, maxCommitIntervalMs: 100 });
+    expect(commitSpacing(loadConfig({ ...base, COMMIT_MAX_INTERVAL_MS: '' }))).toEqual({
+      commitIntervalMs: 10,
+      maxCommitIntervalMs: 100,
+    });
+    expect(commitSpacing(loadConfig({ ...base, COMMIT_MAX_INTERVAL_MS: '10' }))).toEqual({
+      commitIntervalMs: 10,
+      maxCommitIntervalMs: 10,
+    });
+  });
+
+  it('keeps a longer COMMIT_INTERVAL_MS given alone as it was: a fixed spacing', () => {
+    expect(commitSpacing(loadConfig({ ...base, COMMIT_INTERVAL_MS: '250' }))).toEqual({
+      commitIntervalMs: 250,
+      maxCommitIntervalMs: 250,
+    });
   });
 });
 

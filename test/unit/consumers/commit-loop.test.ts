@@ -45,7 +45,7 @@ const record = (text: string): OutputRecord => ({
 
 const MEMBER: GroupMember = { groupId: 'g', generationId: 7, memberId: 'member-a' };
 
-function setup(partitionWindow = 10) {
+function setup(partitionWindow = 10, spacing = { commitIntervalMs: 1000, maxCommitIntervalMs: 1000 }) {
   const { producer, transactions, fail } = fakeProducer();
   const state = new PartitionState('requests', 3, 'lawsuits-summary');
   const other = new PartitionState('requests', 4, 'lawsuits-summary');
@@ -63,7 +63,7 @@ function setup(partitionWindow = 10) {
   /** The group's committed offsets as a stable read answers them; undefined = unstable. */
   const groupOffsets = new Map<number, string | undefined>();
   const loop = new CommitLoop({
-    settings: { commitIntervalMs: 1000 },
+    settings: spacing,
     window: new TakeWindow({ partitionWindow, replicaWindow: 1_000_000 }, () => [state, other]),
     partitions: () => [state, other].filter((s) => !s.isRevoked()),
     producer,
@@ -345,5 +345,68 @@ describe('CommitLoop', () => {
     expect(transactions).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1000);
     expect(transactions.map((t) => t.records)).toEqual([['a']]);
+  });
+  describe('spacing between rounds, from the work waiting to be committed', () => {
+    const SPACING = { commitIntervalMs: 10, maxCommitIntervalMs: 100 };
+
+    /** Completes `offset` of `state`, reported `workMs` after the service began on it. */
+    const complete = (loop: CommitLoop, state: PartitionState, offset: string, workMs: number): void => {
+      state.tracker.take(offset);
+      state.tracker.complete(offset, [record(offset)]);
+      loop.completed(state, workMs);
+    };
+
+    it('is a tenth of the shortest time the waiting work took, between the floor and the ceiling', () => {
+      vi.useFakeTimers();
+      const started = () => {
+        const parts = setup(10, SPACING);
+        parts.loop.start();
+        return parts;
+      };
+      const { state, loop } = started();
+      expect(loop.spacingMs()).toBe(10);
+      complete(loop, state, '0', 50);
+      expect(loop.spacingMs()).toBe(10);
+      const slow = started();
+      complete(slow.loop, slow.state, '0', 400);
+      expect(slow.loop.spacingMs()).toBe(40);
+      complete(slow.loop, slow.state, '1', 3_000);
+      expect(slow.loop.spacingMs()).toBe(40);
+      const queued = started();
+      complete(queued.loop, queued.state, '0', 3_000);
+      expect(queued.loop.spacingMs()).toBe(100);
+    });
+
+    it('spaces rounds behind slow work, and a round takes the waiting work with it', async () => {
+      vi.useFakeTimers();
+      const { state, loop, transactions } = setup(10, SPACING);
+      loop.start();
+      // After a quiet spell the first outcome goes at once.
+      complete(loop, state, '0', 400);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(transactions).toHaveLength(1);
+      complete(loop, state, '1', 400);
+      complete(loop, state, '2', 450);
+      await vi.advanceTimersByTimeAsync(39);
+      expect(transactions).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(transactions.map((t) => t.records)).toEqual([['0'], ['1', '2']]);
+      // Taken: what completes next sets the spacing afresh.
+      expect(loop.spacingMs()).toBe(10);
+    });
+
+    it('brings a scheduled round forward when quicker work completes', async () => {
+      vi.useFakeTimers();
+      const { state, loop, transactions } = setup(10, SPACING);
+      loop.start();
+      complete(loop, state, '0', 1);
+      await vi.advanceTimersByTimeAsync(0);
+      complete(loop, state, '1', 2_000);
+      await vi.advanceTimersByTimeAsync(20);
+      expect(transactions).toHaveLength(1);
+      complete(loop, state, '2', 50);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(transactions.map((t) => t.records)).toEqual([['0'], ['1', '2']]);
+    });
   });
 });

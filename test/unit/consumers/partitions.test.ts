@@ -86,7 +86,7 @@ function setup(committed: Record<number, string> = {}, unstableReads = 0, low = 
   const commits: PartitionOffset[][] = [];
   let release: () => void = () => undefined;
   const loop = new CommitLoop({
-    settings: { commitIntervalMs: 1000 },
+    settings: { commitIntervalMs: 1000, maxCommitIntervalMs: 1000 },
     window: new TakeWindow({ partitionWindow: 10, replicaWindow: 1_000_000 }, () => partitions.values()),
     partitions: () => partitions.values(),
     producer: {

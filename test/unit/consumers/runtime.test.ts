@@ -141,6 +141,7 @@ function setup(log: string[], consumerOptions: { betweenRuns?: boolean } = {}) {
       partitionWindow: 10,
       replicaWindow: 1_000,
       commitIntervalMs: 60_000,
+      maxCommitIntervalMs: 60_000,
       shutdownTimeoutMs: 1_000,
       sessionTimeoutMs: 6_000,
       transactionalId: 'g.host.1',

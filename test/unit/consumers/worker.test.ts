@@ -63,7 +63,7 @@ function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>,
     isStopping: () => false,
   });
   const loop = new CommitLoop({
-    settings: { commitIntervalMs: 1000 },
+    settings: { commitIntervalMs: 1000, maxCommitIntervalMs: 1000 },
     window,
     partitions: () => [state],
     producer: { commit: () => Promise.resolve() },
