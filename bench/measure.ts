@@ -188,7 +188,6 @@ export async function vendorCounters(): Promise<Measured['vendor']> {
   };
 }
 
-/** The sandbox, with the scenario's knobs, on SANDBOX_PORT. */
 /** The settings the benchmark gives every sandbox it starts, before the scenario's knobs. */
 export function sandboxEnv(): Record<string, string> {
   return {
