@@ -224,7 +224,7 @@ function operationLimits(
 }
 
 /** The longest commit spacing when COMMIT_MAX_INTERVAL_MS is not given. */
-export const DEFAULT_MAX_COMMIT_INTERVAL_MS = 100;
+const DEFAULT_MAX_COMMIT_INTERVAL_MS = 100;
 
 /** The shortest and longest spacing between commit rounds (CommitLoop). */
 export function commitSpacing(config: Pick<Config, 'COMMIT_INTERVAL_MS' | 'COMMIT_MAX_INTERVAL_MS'>): {

@@ -60,11 +60,16 @@ export const MAX_COMMIT_FAILURES = 5;
 /** Wait before trying a failed transaction again (it is fatal after MAX_COMMIT_FAILURES). */
 const RETRY_DELAY_MS = 100;
 /** The share of its own time an outcome may wait for company in its commit round (see above). */
-export const COMMIT_WAIT_SHARE = 0.1;
+const COMMIT_WAIT_SHARE = 0.1;
 
 interface Taken {
   state: PartitionState;
   prefix: DrainedPrefix<OutputRecord>;
+}
+
+/** Work a round would take from the partition: carried from a failed round, or a ready prefix. */
+function hasCommittable(state: PartitionState): boolean {
+  return state.carry !== undefined || state.tracker.hasReadyPrefix();
 }
 
 export class CommitLoop {
@@ -105,8 +110,7 @@ export class CommitLoop {
   completed(state: PartitionState, workMs = 0): void {
     if (this.stopped || state.isRevoked()) return;
     this.pendingWorkMs = Math.min(this.pendingWorkMs, Math.max(0, workMs));
-    if (!state.carry && !state.tracker.hasReadyPrefix()) return;
-    this.schedule(0);
+    if (hasCommittable(state)) this.schedule(0);
   }
 
   /** The time between round starts the work waiting now allows. */
@@ -214,13 +218,8 @@ export class CommitLoop {
   }
 
   private hasWork(): boolean {
-    return this.nextWithWork() !== undefined;
-  }
-
-  private nextWithWork(): PartitionState | undefined {
-    for (const state of this.deps.partitions())
-      if (!state.isRevoked() && (state.carry || state.tracker.hasReadyPrefix())) return state;
-    return undefined;
+    for (const state of this.deps.partitions()) if (!state.isRevoked() && hasCommittable(state)) return true;
+    return false;
   }
 
   private succeeded(taken: Taken[], startedAt: number): void {

@@ -356,13 +356,15 @@ describe('CommitLoop', () => {
       loop.completed(state, workMs);
     };
 
-    it('is a tenth of the shortest time the waiting work took, between the floor and the ceiling', () => {
+    /** A started loop with the spacing above, on fake timers. */
+    const started = () => {
       vi.useFakeTimers();
-      const started = () => {
-        const parts = setup(10, SPACING);
-        parts.loop.start();
-        return parts;
-      };
+      const parts = setup(10, SPACING);
+      parts.loop.start();
+      return parts;
+    };
+
+    it('is a tenth of the shortest time the waiting work took, between the floor and the ceiling', () => {
       const { state, loop } = started();
       expect(loop.spacingMs()).toBe(10);
       complete(loop, state, '0', 50);
@@ -378,9 +380,7 @@ describe('CommitLoop', () => {
     });
 
     it('spaces rounds behind slow work, and a round takes the waiting work with it', async () => {
-      vi.useFakeTimers();
-      const { state, loop, transactions } = setup(10, SPACING);
-      loop.start();
+      const { state, loop, transactions } = started();
       // After a quiet spell the first outcome goes at once.
       complete(loop, state, '0', 400);
       await vi.advanceTimersByTimeAsync(0);
@@ -396,9 +396,7 @@ describe('CommitLoop', () => {
     });
 
     it('brings a scheduled round forward when quicker work completes', async () => {
-      vi.useFakeTimers();
-      const { state, loop, transactions } = setup(10, SPACING);
-      loop.start();
+      const { state, loop, transactions } = started();
       complete(loop, state, '0', 1);
       await vi.advanceTimersByTimeAsync(0);
       complete(loop, state, '1', 2_000);
