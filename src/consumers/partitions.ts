@@ -44,6 +44,9 @@ export class Partitions {
   /** Partitions paused until an earlier owner's transaction ends. */
   private readonly unstable = new Set<string>();
   private assignment: Record<string, number[] | undefined> = {};
+  /** Each topic's partitions' log start offsets, as last read. */
+  private readonly logStarts = new Map<string, Map<number, bigint>>();
+  private readonly logStartReads = new Map<string, Promise<Map<number, bigint>>>();
 
   constructor(private readonly deps: PartitionsDeps) {}
 
@@ -88,9 +91,34 @@ export class Partitions {
    */
   private async fetchedWithin(state: PartitionState, fetched: bigint): Promise<boolean> {
     if (fetched <= BigInt(state.committedOffset)) return true;
-    const offsets = await this.deps.admin.fetchTopicOffsets(state.topic).catch(() => []);
-    const low = offsets.find((p) => p.partition === state.partition)?.low;
-    return low !== undefined && fetched <= BigInt(low);
+    // A log start only moves forward, so one read earlier is at most the current one: when it
+    // already covers the batch, nothing before the batch is left. Otherwise read it again.
+    const known = this.logStarts.get(state.topic)?.get(state.partition);
+    if (known !== undefined && fetched <= known) return true;
+    const low = (await this.readLogStarts(state.topic)).get(state.partition);
+    return low !== undefined && fetched <= low;
+  }
+
+  /**
+   * The log start of every partition of `topic`, in one read shared by the partitions asking
+   * while it is under way. A read answers for the whole topic: partitions that open together
+   * from the log start (a new topic, a group's first start) take one read, not one each.
+   */
+  private readLogStarts(topic: string): Promise<Map<number, bigint>> {
+    let read = this.logStartReads.get(topic);
+    if (!read) {
+      read = this.deps.admin
+        .fetchTopicOffsets(topic)
+        .then((offsets) => {
+          const starts = new Map(offsets.map((p) => [p.partition, BigInt(p.low)]));
+          this.logStarts.set(topic, starts);
+          return starts;
+        })
+        .catch(() => new Map<number, bigint>())
+        .finally(() => this.logStartReads.delete(topic));
+      this.logStartReads.set(topic, read);
+    }
+    return read;
   }
 
   /**
@@ -160,6 +188,8 @@ export class Partitions {
   /** Revokes every held partition the group's new assignment leaves out. */
   assigned(assignment: Record<string, number[] | undefined>): void {
     this.assignment = assignment;
+    // A topic deleted and made again starts its log over: never carry log starts across.
+    this.logStarts.clear();
     for (const state of this.states.values()) {
       if (!assignment[state.topic]?.includes(state.partition)) this.revoke(state);
     }

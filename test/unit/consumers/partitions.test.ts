@@ -10,13 +10,16 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** The log start offset of every partition, or what answers it at each read. */
+type LogStart = string | (() => string);
+
 const unstable = () => Object.assign(new Error('unstable offsets'), { type: 'UNSTABLE_OFFSET_COMMIT' });
 
 /**
  * An admin answering the committed offsets; `unstableReads` reads first answer
  * UNSTABLE_OFFSET_COMMIT, as the broker does while a pending transaction holds the offsets.
  */
-function fakeAdmin(committed: Record<number, string>, unstableReads = 0, low = '0') {
+function fakeAdmin(committed: Record<number, string>, unstableReads = 0, low: LogStart = '0') {
   const reads: { requireStable: boolean | undefined; asked: string[] }[] = [];
   const lowReads: string[] = [];
   let left = unstableReads;
@@ -24,11 +27,12 @@ function fakeAdmin(committed: Record<number, string>, unstableReads = 0, low = '
     reads,
     lowReads,
     admin: {
-      /** Each partition's log starts at `low`. */
+      /** Each partition's log starts at `low` (read at each call when it is a function). */
       fetchTopicOffsets: (topic: string) => {
         lowReads.push(topic);
+        const start = typeof low === 'function' ? low() : low;
         return Promise.resolve(
-          [0, 1, 2].map((partition) => ({ partition, offset: '100', high: '100', low })),
+          [0, 1, 2].map((partition) => ({ partition, offset: '100', high: '100', low: start })),
         );
       },
       fetchOffsets: ({
@@ -61,7 +65,7 @@ function fakeAdmin(committed: Record<number, string>, unstableReads = 0, low = '
   };
 }
 
-function setup(committed: Record<number, string> = {}, unstableReads = 0, low = '0') {
+function setup(committed: Record<number, string> = {}, unstableReads = 0, low: LogStart = '0') {
   const { admin, reads, lowReads } = fakeAdmin(committed, unstableReads, low);
   const paused: string[] = [];
   const resumed: string[] = [];
@@ -304,6 +308,39 @@ describe('Partitions', () => {
     expect(await partitions.stateFor('requests', 0, 'vehicle', '35')).toBeUndefined();
     expect(seeks).toEqual(['requests/0@-2']);
     expect(await partitions.stateFor('requests', 0, 'vehicle', '20')).toBeDefined();
+  });
+
+  it('reads the log starts once for partitions that open together from the log start', async () => {
+    const { partitions, lowReads, seeks } = setup();
+    const states = await Promise.all(
+      [0, 1, 2].map((partition) => partitions.stateFor('requests', partition, 'vehicle', '0')),
+    );
+    expect(states.every((state) => state !== undefined)).toBe(true);
+    expect(lowReads).toEqual(['requests']);
+    // Opened later, from the same log start: the read already covers it.
+    partitions.revoke(states[2]!);
+    expect(await partitions.stateFor('requests', 2, 'vehicle', '0')).toBeDefined();
+    expect(lowReads).toEqual(['requests']);
+    expect(seeks).toEqual([]);
+  });
+
+  it('reads the log starts again when the last read does not cover a batch, and after a rebalance', async () => {
+    let low = '0';
+    const { partitions, lowReads, seeks } = setup({}, 0, () => low);
+    expect(await partitions.stateFor('requests', 0, 'vehicle', '0')).toBeDefined();
+
+    // Retention has moved every log start to 20 since: the batch starts there.
+    low = '20';
+    expect(await partitions.stateFor('requests', 1, 'vehicle', '20')).toBeDefined();
+    expect(lowReads).toEqual(['requests', 'requests']);
+    expect(await partitions.stateFor('requests', 2, 'vehicle', '20')).toBeDefined();
+    expect(lowReads).toHaveLength(2);
+    expect(seeks).toEqual([]);
+
+    partitions.assigned({ requests: [0, 1] });
+    partitions.assigned({ requests: [0, 1, 2] });
+    expect(await partitions.stateFor('requests', 2, 'vehicle', '20')).toBeDefined();
+    expect(lowReads).toHaveLength(3);
   });
 
   it('takes a batch fetched past a committed offset that retention has deleted', async () => {
