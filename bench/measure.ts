@@ -273,7 +273,7 @@ function coresUsed(
   seconds: number,
 ): Record<string, number> {
   return Object.fromEntries(
-    Object.entries(after).map(([name, value]) => [name, round((value - (before[name] ?? 0)) / seconds, 2)]),
+    Object.entries(after).map(([name, value]) => [name, round((value - (before[name] ?? 0)) / seconds, 3)]),
   );
 }
 
