@@ -87,13 +87,17 @@ export function vendorLegLines(entry: ScenarioReport): string[] {
   return lines;
 }
 
+function roundsOf(d: PartitionCountReport): number {
+  return Object.values(d.runs)[0]?.rounds.length ?? 0;
+}
+
 function partitionCountLines(d: PartitionCountReport | undefined): string[] {
   if (!d) return [];
   return [
-    `(d) ${d.title}, ${d.requests} requests each`,
+    `(d) ${d.title}, ${d.requests} requests each, ${roundsOf(d)} round(s) in turns (means; RSS and connections the most)`,
     ...Object.entries(d.runs).map(
       ([n, run]) =>
-        `  ${n} partitions: ${run.outcomesPerSecond} results/s, ${run.cpuMsPerRequest} CPU-ms/request, ${run.peakRssMiB} MiB, ${run.brokerConnectionsMax} broker connections, ${run.transactionsPerSecond} transactions/s, exactly once: ${met(run.exactlyOnce)}`,
+        `  ${n} partitions: ${run.outcomesPerSecond} results/s, ${run.cpuMsPerRequest} CPU-ms/request (${run.rounds.map((m) => m.cpuSecondsPer1000).join(' / ')}), ${run.peakRssMiB} MiB, ${run.brokerConnectionsMax} broker connections, ${run.transactionsPerSecond} transactions/s, exactly once: ${met(run.exactlyOnce)}`,
     ),
     ...Object.entries(d.ratiosAgainst6).map(([n, r]) => `  ${n} against 6: ${JSON.stringify(r)}`),
     `  goal (256 within 1.2× of 6 in CPU/request and RSS): ${met(d.goalMet)}`,
@@ -148,7 +152,11 @@ export function chart(report: Report, scenarios: Scenario[]): string {
   if (d)
     groups.push({
       name: `(d) partition count, ${d.requests} requests`,
-      bars: Object.entries(d.runs).map(([n, run]) => resultsBar(`service, ${n} partitions`, run.measured)),
+      bars: Object.entries(d.runs).map(([n, run]) => ({
+        label: `service, ${n} partitions: results/s`,
+        value: run.outcomesPerSecond,
+        caption: `${run.outcomesPerSecond}/s · ${run.cpuMsPerRequest} CPU s/1k · ${run.peakRssMiB} MiB`,
+      })),
     });
   const backlog = report.backlog as BacklogReport | undefined;
   if (backlog)

@@ -3,11 +3,16 @@
  * 256 partitions of lawsuits-summary's request topic (every other topic keeps (a)'s 6), one
  * replica. Per count: results/s, CPU per request, peak RSS, the most broker connections the
  * service held and the transactions it committed per second; then 64 and 256 against 6.
+ *
+ * Every count is measured BENCH_D_ROUNDS (2) times, the counts in turn each round (6, 64, 256,
+ * 6, 64, 256), so that a change in the machine's speed during the run falls on every count
+ * alike. One round each put 256 against 6 anywhere from 0.97 to 1.31 in CPU per request, over
+ * runs of the same code.
  */
 import type { Admin, Kafka } from 'kafkajs';
 import { measure } from '../measure.js';
 import { connectionsAndTransactions } from '../probes.js';
-import { ADMIN_PORT, exactlyOnce, relativeTo, type Measured, type Scenario } from '../scenario.js';
+import { ADMIN_PORT, exactlyOnce, relativeTo, round, type Measured, type Scenario } from '../scenario.js';
 import { instantVendor } from './a-instant-vendor.js';
 
 const ALL_COUNTS = [6, 64, 256];
@@ -28,6 +33,17 @@ function chosenCounts(setting: string | undefined): number[] {
     );
   return ALL_COUNTS.filter((n) => n === REFERENCE || chosen.includes(n));
 }
+export const ROUNDS = roundsSetting(process.env.BENCH_D_ROUNDS);
+
+export function roundsSetting(setting: string | undefined): number {
+  const raw = setting?.trim();
+  if (raw === undefined || raw === '') return 2;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`BENCH_D_ROUNDS: a whole number ≥ 1, got "${raw}"`);
+  return value;
+}
+
 /** The goal (issue 12): at 256 partitions, CPU per request and peak RSS within 1.2× of 6. */
 const GOAL_RATIO = 1.2;
 
@@ -50,6 +66,10 @@ function scenarioFor(requestPartitions: number): Scenario {
   };
 }
 
+/**
+ * One count over its rounds: results/s, CPU per request and transactions/s are the rounds'
+ * means; peak RSS and broker connections the most of any round; exactly once in every round.
+ */
 export interface PartitionCountRun {
   outcomesPerSecond: number;
   cpuMsPerRequest: number;
@@ -58,7 +78,7 @@ export interface PartitionCountRun {
   transactionsPerSecond: number;
   exactlyOnce: boolean;
   wallSeconds: number;
-  measured: Measured;
+  rounds: Measured[];
 }
 
 export interface PartitionCountReport {
@@ -70,27 +90,29 @@ export interface PartitionCountReport {
 }
 
 export async function measurePartitionCount(kafka: Kafka, admin: Admin): Promise<PartitionCountReport> {
-  const runs: Record<string, PartitionCountRun> = {};
-  for (const partitions of PARTITION_COUNTS) {
-    const started = Date.now();
-    const measured = await measure(kafka, admin, scenarioFor(partitions), 'service', {
-      extraEnv: { ADMIN_PORT: String(ADMIN_PORT) },
-      probe: connectionsAndTransactions,
-    });
-    runs[partitions] = {
-      outcomesPerSecond: measured.outcomesPerSecond,
-      cpuMsPerRequest: measured.cpuSecondsPer1000,
-      peakRssMiB: measured.peakRssMiB,
-      brokerConnectionsMax: measured.probe?.brokerConnectionsMax ?? Number.NaN,
-      transactionsPerSecond: measured.probe?.transactionsPerSecond ?? Number.NaN,
-      exactlyOnce: exactlyOnce(measured, partitionCount.requests),
-      wallSeconds: Math.round((Date.now() - started) / 1000),
-      measured,
-    };
-    console.log(`(d) ${partitions} partitions`, JSON.stringify(runs[partitions]));
+  const rounds = new Map<number, Measured[]>(PARTITION_COUNTS.map((n) => [n, []]));
+  const walls = new Map<number, number>(PARTITION_COUNTS.map((n) => [n, 0]));
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    for (const partitions of PARTITION_COUNTS) {
+      const started = Date.now();
+      const measured = await measure(kafka, admin, scenarioFor(partitions), 'service', {
+        extraEnv: { ADMIN_PORT: String(ADMIN_PORT) },
+        probe: connectionsAndTransactions,
+      });
+      const wallSeconds = (Date.now() - started) / 1000;
+      rounds.get(partitions)!.push(measured);
+      walls.set(partitions, walls.get(partitions)! + wallSeconds);
+      console.log(
+        `(d) round ${round} of ${ROUNDS}, ${partitions} partitions`,
+        JSON.stringify(combineRounds([measured], wallSeconds, partitionCount.requests)),
+      );
+    }
   }
+  const runs: Record<string, PartitionCountRun> = Object.fromEntries(
+    PARTITION_COUNTS.map((n) => [n, combineRounds(rounds.get(n)!, walls.get(n)!, partitionCount.requests)]),
+  );
   const headline = (run: PartitionCountRun): Record<string, number> => {
-    const { measured: _measured, exactlyOnce: _once, wallSeconds: _wall, ...figures } = run;
+    const { rounds: _rounds, exactlyOnce: _once, wallSeconds: _wall, ...figures } = run;
     return figures;
   };
   const reference = headline(runs[REFERENCE]!);
@@ -108,5 +130,26 @@ export async function measurePartitionCount(kafka: Kafka, admin: Admin): Promise
     ratiosAgainst6: ratios,
     goalMet:
       (at256.cpuMsPerRequest ?? Infinity) <= GOAL_RATIO && (at256.peakRssMiB ?? Infinity) <= GOAL_RATIO,
+  };
+}
+
+/** One count's rounds as one run (see PartitionCountRun). */
+export function combineRounds(
+  rounds: readonly Measured[],
+  wallSeconds: number,
+  requests: number,
+): PartitionCountRun {
+  const mean = (figure: (m: Measured) => number, digits: number): number =>
+    round(rounds.reduce((sum, m) => sum + figure(m), 0) / rounds.length, digits);
+  const most = (figure: (m: Measured) => number): number => Math.max(...rounds.map(figure));
+  return {
+    outcomesPerSecond: mean((m) => m.outcomesPerSecond, 1),
+    cpuMsPerRequest: mean((m) => m.cpuSecondsPer1000, 3),
+    peakRssMiB: most((m) => m.peakRssMiB),
+    brokerConnectionsMax: most((m) => m.probe?.brokerConnectionsMax ?? Number.NaN),
+    transactionsPerSecond: mean((m) => m.probe?.transactionsPerSecond ?? Number.NaN, 1),
+    exactlyOnce: rounds.length > 0 && rounds.every((m) => exactlyOnce(m, requests)),
+    wallSeconds: Math.round(wallSeconds),
+    rounds: [...rounds],
   };
 }
