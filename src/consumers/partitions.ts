@@ -44,9 +44,11 @@ export class Partitions {
   /** Partitions paused until an earlier owner's transaction ends. */
   private readonly unstable = new Set<string>();
   private assignment: Record<string, number[] | undefined> = {};
-  /** Each topic's partitions' log start offsets, as last read. */
+  /** Each topic's partitions' log start offsets, as last read since the last rebalance. */
   private readonly logStarts = new Map<string, Map<number, bigint>>();
   private readonly logStartReads = new Map<string, Promise<Map<number, bigint>>>();
+  /** Counts rebalances: a read begun before one is not kept. */
+  private logStartsEpoch = 0;
 
   constructor(private readonly deps: PartitionsDeps) {}
 
@@ -105,19 +107,21 @@ export class Partitions {
    * from the log start (a new topic, a group's first start) take one read, not one each.
    */
   private readLogStarts(topic: string): Promise<Map<number, bigint>> {
-    let read = this.logStartReads.get(topic);
-    if (!read) {
-      read = this.deps.admin
-        .fetchTopicOffsets(topic)
-        .then((offsets) => {
-          const starts = new Map(offsets.map((p) => [p.partition, BigInt(p.low)]));
-          this.logStarts.set(topic, starts);
-          return starts;
-        })
-        .catch(() => new Map<number, bigint>())
-        .finally(() => this.logStartReads.delete(topic));
-      this.logStartReads.set(topic, read);
-    }
+    const shared = this.logStartReads.get(topic);
+    if (shared) return shared;
+    const epoch = this.logStartsEpoch;
+    const read = this.deps.admin
+      .fetchTopicOffsets(topic)
+      .then((offsets) => {
+        const starts = new Map(offsets.map((p) => [p.partition, BigInt(p.low)]));
+        if (epoch === this.logStartsEpoch) this.logStarts.set(topic, starts);
+        return starts;
+      })
+      .catch(() => new Map<number, bigint>())
+      .finally(() => {
+        if (this.logStartReads.get(topic) === read) this.logStartReads.delete(topic);
+      });
+    this.logStartReads.set(topic, read);
     return read;
   }
 
@@ -189,7 +193,9 @@ export class Partitions {
   assigned(assignment: Record<string, number[] | undefined>): void {
     this.assignment = assignment;
     // A topic deleted and made again starts its log over: never carry log starts across.
+    this.logStartsEpoch += 1;
     this.logStarts.clear();
+    this.logStartReads.clear();
     for (const state of this.states.values()) {
       if (!assignment[state.topic]?.includes(state.partition)) this.revoke(state);
     }

@@ -110,6 +110,7 @@ function setup(committed: Record<number, string> = {}, unstableReads = 0, low: L
     onFatal: () => undefined,
   });
   return {
+    admin,
     partitions,
     reads,
     lowReads,
@@ -341,6 +342,29 @@ describe('Partitions', () => {
     partitions.assigned({ requests: [0, 1, 2] });
     expect(await partitions.stateFor('requests', 2, 'vehicle', '20')).toBeDefined();
     expect(lowReads).toHaveLength(3);
+  });
+
+  it('keeps no log start from a read that a rebalance overtook', async () => {
+    const { admin, partitions, lowReads } = setup();
+    const answer = admin.fetchTopicOffsets;
+    let release: (() => void) | undefined;
+    admin.fetchTopicOffsets = (topic: string) =>
+      new Promise((resolve) => {
+        release = () => {
+          resolve(answer(topic));
+        };
+      });
+    const opening = partitions.stateFor('requests', 0, 'vehicle', '0');
+    await vi.waitFor(() => {
+      expect(release).toBeDefined();
+    });
+    partitions.assigned({ requests: [0, 1] });
+    release?.();
+    expect(await opening).toBeDefined();
+
+    admin.fetchTopicOffsets = answer;
+    expect(await partitions.stateFor('requests', 1, 'vehicle', '0')).toBeDefined();
+    expect(lowReads).toHaveLength(2);
   });
 
   it('takes a batch fetched past a committed offset that retention has deleted', async () => {
