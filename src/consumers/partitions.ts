@@ -46,9 +46,8 @@ export class Partitions {
   private assignment: Record<string, number[] | undefined> = {};
   /** Each topic's partitions' log start offsets, as last read since the last rebalance. */
   private readonly logStarts = new Map<string, Map<number, bigint>>();
+  /** Reads under way; a rebalance drops them, and a read no longer listed is not kept. */
   private readonly logStartReads = new Map<string, Promise<Map<number, bigint>>>();
-  /** Counts rebalances: a read begun before one is not kept. */
-  private logStartsEpoch = 0;
 
   constructor(private readonly deps: PartitionsDeps) {}
 
@@ -109,12 +108,11 @@ export class Partitions {
   private readLogStarts(topic: string): Promise<Map<number, bigint>> {
     const shared = this.logStartReads.get(topic);
     if (shared) return shared;
-    const epoch = this.logStartsEpoch;
     const read = this.deps.admin
       .fetchTopicOffsets(topic)
       .then((offsets) => {
         const starts = new Map(offsets.map((p) => [p.partition, BigInt(p.low)]));
-        if (epoch === this.logStartsEpoch) this.logStarts.set(topic, starts);
+        if (this.logStartReads.get(topic) === read) this.logStarts.set(topic, starts);
         return starts;
       })
       .catch(() => new Map<number, bigint>())
@@ -193,7 +191,6 @@ export class Partitions {
   assigned(assignment: Record<string, number[] | undefined>): void {
     this.assignment = assignment;
     // A topic deleted and made again starts its log over: never carry log starts across.
-    this.logStartsEpoch += 1;
     this.logStarts.clear();
     this.logStartReads.clear();
     for (const state of this.states.values()) {
