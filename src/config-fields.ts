@@ -10,15 +10,14 @@ export const bool = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
 const url = z.url({ protocol: /^https?$/ });
-/** A whole number when given; blank counts as not given. */
-export const optionalInt = (min: number) =>
-  z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(min).optional());
-export const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
+/** `schema` when the setting is given; a blank one counts as not given. */
+export const unlessBlank = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+/** A whole number when given. */
+export const optionalInt = (min: number) => unlessBlank(z.coerce.number().int().min(min));
+export const optionalUrl = unlessBlank(url);
 
-export const consoleToken = z.preprocess(
-  (v) => (v === '' ? undefined : v),
-  z.string().min(16, 'must be at least 16 characters').optional(),
-);
+export const consoleToken = unlessBlank(z.string().min(16, 'must be at least 16 characters'));
 
 const operationLimit = z.strictObject({
   ratePerSecond: z.number().positive().optional(),

@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { KafkaConfig, SASLOptions } from 'kafkajs';
 import { z } from 'zod';
+import { unlessBlank } from './config-fields.js';
 import { readSettingFile } from './config-secrets.js';
 import { ConfigError } from './errors.js';
 
@@ -13,17 +14,14 @@ const bool = z
   .enum(['true', 'false', '1', '0'])
   .default('false')
   .transform((v) => v === 'true' || v === '1');
-const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());
+const optionalText = unlessBlank(z.string().min(1));
 
 export const transportEnvShape = {
   KAFKA_SSL: bool,
   KAFKA_SSL_CA_FILE: optionalText,
   KAFKA_SSL_CERT_FILE: optionalText,
   KAFKA_SSL_KEY_FILE: optionalText,
-  KAFKA_SASL_MECHANISM: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
-  ),
+  KAFKA_SASL_MECHANISM: unlessBlank(z.enum(['plain', 'scram-sha-256', 'scram-sha-512'])),
   KAFKA_SASL_USERNAME: optionalText,
   KAFKA_SASL_PASSWORD: optionalText,
   SCHEMA_REGISTRY_USERNAME: optionalText,

@@ -7,7 +7,15 @@ import { DEFAULT_VENDOR_CONNECTIONS } from './vendor-api/options.js';
 import { isAllowListEntry } from './vendor-api/selfie-guard.js';
 import { SECRET_SETTINGS, settingGiven, withSecretFiles } from './config-secrets.js';
 import { readConsoleTokens, type ConsoleTokens, type TokenSettings } from './config-console.js';
-import { bool, consoleToken, int, limitsJson, optionalInt, optionalUrl } from './config-fields.js';
+import {
+  bool,
+  consoleToken,
+  int,
+  limitsJson,
+  optionalInt,
+  optionalUrl,
+  unlessBlank,
+} from './config-fields.js';
 import {
   kafkaSecurity,
   registryAuth,
@@ -65,7 +73,7 @@ const envSchema = z.object({
       'NONE',
     ])
     .default('BACKWARD'),
-  REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^rediss?$/ }).optional()),
+  REDIS_URL: unlessBlank(z.url({ protocol: /^rediss?$/ })),
   VENDOR_BASE_URL: z.url({ protocol: /^https?$/, error: 'is required: the vendor API base URL, http(s)' }),
   VENDOR_API_KEY: z.string({ error: 'is required' }).min(1, 'is required'),
   /** Host names or CIDRs a selfie URL may reach besides public unicast addresses (and by http). */
