@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { KafkaConfig, SASLOptions } from 'kafkajs';
 import { z } from 'zod';
-import { unlessBlank } from './config-fields.js';
+import { bool, unlessBlank } from './config-fields.js';
 import { readSettingFile } from './config-secrets.js';
 import { ConfigError } from './errors.js';
 
@@ -10,14 +10,10 @@ import { ConfigError } from './errors.js';
  * Redis password. Shared by the service and the audit commands (config.ts); the files they
  * name are read once at start-up, so a wrong path stops it with the setting's name.
  */
-const bool = z
-  .enum(['true', 'false', '1', '0'])
-  .default('false')
-  .transform((v) => v === 'true' || v === '1');
 const optionalText = unlessBlank(z.string().min(1));
 
 export const transportEnvShape = {
-  KAFKA_SSL: bool,
+  KAFKA_SSL: bool(false),
   KAFKA_SSL_CA_FILE: optionalText,
   KAFKA_SSL_CERT_FILE: optionalText,
   KAFKA_SSL_KEY_FILE: optionalText,

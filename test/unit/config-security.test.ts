@@ -94,6 +94,7 @@ describe('transport security settings', () => {
     [{ KAFKA_SASL_MECHANISM: 'gssapi' }, /^KAFKA_SASL_MECHANISM: /],
     [{ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u' }, /^KAFKA_SASL_PASSWORD: is required/],
     [{ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_PASSWORD: 'p' }, /^KAFKA_SASL_USERNAME: is required/],
+    [{ KAFKA_SSL: 'yes' }, /^KAFKA_SSL: /],
     [{ KAFKA_SSL_CA_FILE: '/etc/ca.pem' }, /^KAFKA_SSL: must be true/],
     [{ KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '/etc/c.pem' }, /^KAFKA_SSL_KEY_FILE: /],
     [{ KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: '/nonexistent/ca.pem' }, /^KAFKA_SSL_CA_FILE: cannot read/],
