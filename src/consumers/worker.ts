@@ -4,9 +4,13 @@ import type { Correlation } from '../contract/envelopes.js';
 import type { Operation, TopicNames } from '../contract/operations.js';
 import { lazyChild, type RequestLogger } from '../observability/logger.js';
 import type { RequestTrace, Tracing } from '../observability/tracing.js';
-import { recordForDeadLetter } from '../producers/dead-letter-record.js';
 import { readTraceparent } from '../producers/headers.js';
-import { recordsForResult, type OutputDeps, type OutputRecord } from '../producers/output-records.js';
+import {
+  recordForDeadLetter,
+  recordsForResult,
+  type OutputDeps,
+  type OutputRecord,
+} from '../producers/output-records.js';
 import type { BreakerPauses } from './breaker-pauses.js';
 import { ChildSignals } from './child-signals.js';
 import { MAX_COMMIT_FAILURES } from './commit-loop.js';
@@ -197,9 +201,10 @@ export class Worker {
     outcome: Exclude<ProcessOutcome, { kind: 'aborted' }>,
   ): Promise<OutputRecord[]> {
     const { correlation } = job;
+    const raw = job.message.value;
     return outcome.kind === 'result'
-      ? await recordsForResult(this.deps.output, outcome.result, correlation)
-      : [await recordForDeadLetter(this.deps.output, outcome.error, correlation, job.message.value)];
+      ? await recordsForResult(this.deps.output, outcome.result, correlation, raw)
+      : [await recordForDeadLetter(this.deps.output, outcome.error, correlation, raw)];
   }
 
   /** What to do once a completed message's outcome is committed (undefined: nothing). */

@@ -50,7 +50,10 @@ export const vendorCallSchema = z.object({
   timeSpent: z.number().optional(),
 });
 
-/** Describes a value replaced to keep a result under the size limit (idCards[].base64). */
+/**
+ * Describes a value replaced to keep a result under the size limit (`idCards[].base64`, or the
+ * file or selfie echoed in `params`).
+ */
 export const replacedContentSchema = z.object({
   path: z.string(),
   sha256: z.string(),

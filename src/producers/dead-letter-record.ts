@@ -1,42 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ErrorEnvelope } from '../contract/envelopes.js';
-import type { Correlation } from '../contract/envelopes.js';
-import { recordForError, type OutputDeps, type OutputRecord } from './output-records.js';
-import { isFramed, RegistryUnavailable } from './value-codec.js';
 
-/**
- * A dead letter that is always written: the errors topic is where a bad message must end up,
- * so neither its content nor its size may stop it. If the envelope cannot be encoded (a value
- * the codec chokes on) or is larger than `resultMaxBytes`, its `request` is replaced by the
- * raw bytes of the message, cut to a prefix with their sha256 and length when they are large.
- * Only a failure of the fallback too (registry unreachable) is thrown, to be retried in place.
- */
-export async function recordForDeadLetter(
-  deps: OutputDeps,
-  error: ErrorEnvelope,
-  correlation: Correlation,
-  raw: Buffer | null,
-): Promise<OutputRecord> {
-  try {
-    const record = await recordForError(deps, error, correlation);
-    if (jsonBytes(record.value) <= deps.resultMaxBytes) return record;
-  } catch (failure) {
-    // The registry away is no fault of the content: tried again in place, unchanged.
-    if (failure instanceof RegistryUnavailable) throw failure;
-    // The content could not be encoded: fall back to the raw bytes below.
-  }
-  const request = rawRequest(raw, maxRawBytes(deps.resultMaxBytes));
-  const note =
-    request.rawTruncated === true
-      ? `; request replaced by ${truncationNote(maxRawBytes(deps.resultMaxBytes), raw?.length ?? 0)}`
-      : '; request replaced by its raw bytes';
-  const fallback: ErrorEnvelope = {
-    ...error,
-    error: { ...error.error, message: `${error.error.message.slice(0, 1_000)}${note}` },
-    request,
-  };
-  return recordForError(deps, fallback, correlation);
-}
+/** A request's raw bytes in its dead letter, for messages that could not be read or would not fit. */
 
 /**
  * `{ raw: <base64> }`, or above `maxBytes` a prefix of the bytes with the whole value's sha256
@@ -60,8 +24,4 @@ export function truncationNote(kept: number, total: number): string {
 /** Raw bytes a dead letter may carry: base64 grows them by 4/3, and the envelope needs room. */
 export function maxRawBytes(resultMaxBytes: number): number {
   return Math.max(256, Math.floor(((resultMaxBytes - 16 * 1024) * 3) / 4));
-}
-
-function jsonBytes(value: Buffer): number {
-  return isFramed(value) ? value.length - 5 : value.length;
 }

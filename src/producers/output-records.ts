@@ -11,10 +11,10 @@ import type { Operation, TopicNames } from '../contract/operations.js';
 import type { ParamsOf } from '../contract/params.js';
 import type { AppError } from '../errors.js';
 import type { HandlerOutcome } from '../handlers/types.js';
-import { truncationNote } from './dead-letter-record.js';
+import { maxRawBytes, rawRequest, truncationNote } from './dead-letter-record.js';
 import { buildHeaders } from './headers.js';
 import { fitResult } from './shrink-result.js';
-import { isFramed, type ValueCodec } from './value-codec.js';
+import { isFramed, RegistryUnavailable, type ValueCodec } from './value-codec.js';
 
 /** A message ready to be sent inside a transaction. */
 export interface OutputRecord {
@@ -36,12 +36,14 @@ export interface OutputDeps {
 /**
  * The records of one result: the result itself and, for an accepted vehicle-async search,
  * its `pending` event (shared/contract.md, "Vehicle-search event"). A result too large even
- * after replacing its images becomes a `result_too_large` dead letter.
+ * after replacing its images becomes a `result_too_large` dead letter, which carries the
+ * request's raw bytes (`raw`, cut if need be) when the request as read is too large too.
  */
 export async function recordsForResult(
   deps: OutputDeps,
   result: ResultEnvelope,
   correlation: Correlation,
+  raw: Buffer | null,
 ): Promise<OutputRecord[]> {
   const topic = deps.topics.result(result.operation);
   const cloudEvent = { type: `verification.result.${result.operation}`, subject: result.requestId };
@@ -50,7 +52,7 @@ export async function recordsForResult(
   let record = await encode(deps, topic, result, correlation, cloudEvent);
   if (jsonBytes(record.value) > deps.resultMaxBytes) {
     const fitted = fitResult(result, deps.resultMaxBytes);
-    if (!fitted) return [await recordForError(deps, tooLarge(deps, result), correlation)];
+    if (!fitted) return [await recordForDeadLetter(deps, tooLarge(deps, result), correlation, raw)];
     record = await encode(deps, topic, fitted.envelope, correlation, cloudEvent);
   }
   const records = [record];
@@ -65,6 +67,40 @@ export async function recordsForResult(
     records.push(await recordForEvent(deps, pending, correlation));
   }
   return records;
+}
+
+/**
+ * A dead letter that is always written: the errors topic is where a bad message must end up,
+ * so neither its content nor its size may stop it. If the envelope cannot be encoded (a value
+ * the codec chokes on) or is larger than `resultMaxBytes`, its `request` is replaced by the
+ * raw bytes of the message, cut to a prefix with their sha256 and length when they are large.
+ * Only a failure of the fallback too (registry unreachable) is thrown, to be retried in place.
+ */
+export async function recordForDeadLetter(
+  deps: OutputDeps,
+  error: ErrorEnvelope,
+  correlation: Correlation,
+  raw: Buffer | null,
+): Promise<OutputRecord> {
+  try {
+    const record = await recordForError(deps, error, correlation);
+    if (jsonBytes(record.value) <= deps.resultMaxBytes) return record;
+  } catch (failure) {
+    // The registry away is no fault of the content: tried again in place, unchanged.
+    if (failure instanceof RegistryUnavailable) throw failure;
+    // The content could not be encoded: fall back to the raw bytes below.
+  }
+  const request = rawRequest(raw, maxRawBytes(deps.resultMaxBytes));
+  const note =
+    request.rawTruncated === true
+      ? `; request replaced by ${truncationNote(maxRawBytes(deps.resultMaxBytes), raw?.length ?? 0)}`
+      : '; request replaced by its raw bytes';
+  const fallback: ErrorEnvelope = {
+    ...error,
+    error: { ...error.error, message: `${error.error.message.slice(0, 1_000)}${note}` },
+    request,
+  };
+  return recordForError(deps, fallback, correlation);
 }
 
 export function recordForError(

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import type { ResultEnvelope } from '../contract/envelopes.js';
 
 /**
- * Keeps a result under the size limit by replacing large embedded images (`base64` members,
- * such as the face lookup's `data.idCards[].base64`) by their sha256 and length, largest
- * first, until it fits. Returns undefined when even that is not enough (result_too_large).
+ * Keeps a result under the size limit by replacing large embedded images (`base64` members:
+ * the face lookup's `response.data.idCards[].base64`, and the file or selfie the request sent,
+ * echoed in `params`) by their sha256 and length, largest first, until it fits. Returns
+ * undefined when even that is not enough (result_too_large).
  */
 export interface ShrinkOutcome {
   envelope: ResultEnvelope;
@@ -22,6 +23,7 @@ export function fitResult(envelope: ResultEnvelope, maxBytes: number): ShrinkOut
   if (Buffer.byteLength(json) <= maxBytes) return { envelope, json };
   const copy = structuredClone(envelope);
   const found: Found[] = [];
+  collectBase64(copy.params, 'params', found);
   collectBase64(copy.response, 'response', found);
   found.sort((a, b) => b.value.length - a.value.length);
   const replaced = [...(copy.replaced ?? [])];

@@ -40,7 +40,7 @@ describe('records for a result', () => {
     const small = result(['a'.repeat(100)]);
     const size = Buffer.byteLength(JSON.stringify(small));
     for (const codec of [plainJsonCodec(), framedCodec]) {
-      const [record] = await recordsForResult(deps(size, codec), small, { key: null });
+      const [record] = await recordsForResult(deps(size, codec), small, { key: null }, null);
       expect(record?.topic).toBe('gw.results.face-document-lookup');
       expect(json(record?.value ?? Buffer.alloc(0))).toEqual(small);
     }
@@ -49,21 +49,38 @@ describe('records for a result', () => {
   it('replaces images by their digest when the whole result is one byte over', async () => {
     const big = result(['a'.repeat(5_000)]);
     const size = Buffer.byteLength(JSON.stringify(big));
-    const [record] = await recordsForResult(deps(size - 1, framedCodec), big, { key: null });
+    const [record] = await recordsForResult(deps(size - 1, framedCodec), big, { key: null }, null);
     const value = json(record?.value ?? Buffer.alloc(0));
     expect(JSON.stringify(value)).not.toContain('a'.repeat(100));
     expect(value.replaced).toMatchObject([{ path: 'response.data.idCards[0].base64', length: 5_000 }]);
   });
 
   it('dead-letters a result too large even without its images', async () => {
-    const records = await recordsForResult(deps(500), result(['a'.repeat(5_000)], 'b'.repeat(2_000)), {
-      key: null,
-    });
+    const records = await recordsForResult(
+      deps(500),
+      result(['a'.repeat(5_000)], 'b'.repeat(2_000)),
+      { key: null },
+      null,
+    );
     expect(records).toHaveLength(1);
     expect(records[0]?.topic).toBe('gw.errors');
     expect(json(records[0]?.value ?? Buffer.alloc(0))).toMatchObject({
       requestId: 'r1',
       error: { kind: 'result_too_large', retryable: false },
+    });
+  });
+
+  it('keeps the dead letter of a too-large result within the limit when its params are large too', async () => {
+    const padding = 'p'.repeat(30_000);
+    const tooLarge = { ...result(['a'.repeat(5_000)]), params: { padding } };
+    const raw = Buffer.from(JSON.stringify({ requestId: 'r1', params: { padding } }));
+    const [record] = await recordsForResult(deps(20_000), tooLarge, { key: null }, raw);
+    const value = record?.value ?? Buffer.alloc(0);
+    expect(record?.topic).toBe('gw.errors');
+    expect(value.length).toBeLessThanOrEqual(20_000);
+    expect(json(value)).toMatchObject({
+      error: { kind: 'result_too_large', retryable: false },
+      request: { rawTruncated: true, rawBytes: raw.length },
     });
   });
 });

@@ -44,6 +44,22 @@ describe('fitResult', () => {
     expect(Buffer.byteLength(fitted?.json ?? '')).toBeLessThanOrEqual(30_000);
   });
 
+  it("replaces the request's own image echoed in params too, largest first", () => {
+    const selfie = 'S'.repeat(40_000);
+    const card = 'C'.repeat(20_000);
+    const result = envelope([card]);
+    result.params = { cpf: '12345678909', selfie: { base64: selfie } };
+    const fitted = fitResult(result, 30_000);
+    expect(fitted?.envelope.params).toEqual({
+      cpf: '12345678909',
+      selfie: { sha256: createHash('sha256').update(selfie).digest('hex'), length: 40_000 },
+    });
+    expect(fitted?.envelope.replaced?.map((item) => item.path)).toEqual(['params.selfie.base64']);
+    expect(JSON.stringify(fitted?.envelope.response)).toContain(card);
+    // The request as received is left as it was: the result holds a copy.
+    expect(result.params.selfie).toEqual({ base64: selfie });
+  });
+
   it('gives up when even without images the result is too large', () => {
     const result = envelope(['x'.repeat(100)]);
     result.params = { padding: 'p'.repeat(5_000) };
