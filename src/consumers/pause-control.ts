@@ -1,3 +1,5 @@
+import { isBetweenRuns } from './kafkajs-between-runs.js';
+
 /**
  * Why a partition is paused. A partition is fetched only when no reason holds: the window
  * (too much uncommitted work), an open circuit breaker, a reached spend cap, or an earlier
@@ -11,6 +13,13 @@ export interface PauseTarget {
   resume(topics: { topic: string; partitions: number[] }[]): void;
 }
 
+/**
+ * Keeps each partition's reasons and pauses or resumes it in the consumer as the first reason
+ * comes or the last goes. While the consumer is between runs (after a crash, until kafkajs
+ * restarts it) there is nothing to pause: nothing is fetched, and the restarted consumer joins
+ * the group as a new member, so every partition is revoked (its reasons dropped) and opened
+ * anew, its reasons set again (runtime.ts, joined).
+ */
 export class PauseControl {
   private readonly reasons = new Map<string, Set<PauseReason>>();
 
@@ -23,7 +32,7 @@ export class PauseControl {
       set = new Set();
       this.reasons.set(id, set);
     }
-    if (set.size === 0) this.target.pause([{ topic, partitions: [partition] }]);
+    if (set.size === 0) this.apply('pause', topic, partition);
     set.add(reason);
   }
 
@@ -31,7 +40,7 @@ export class PauseControl {
     const id = `${topic}\u0000${partition}`;
     const set = this.reasons.get(id);
     if (!set?.delete(reason)) return;
-    if (set.size === 0) this.target.resume([{ topic, partitions: [partition] }]);
+    if (set.size === 0) this.apply('resume', topic, partition);
   }
 
   isPausedFor(topic: string, partition: number, reason: PauseReason): boolean {
@@ -58,6 +67,14 @@ export class PauseControl {
     const id = `${topic}\u0000${partition}`;
     const set = this.reasons.get(id);
     this.reasons.delete(id);
-    if (set && set.size > 0) this.target.resume([{ topic, partitions: [partition] }]);
+    if (set && set.size > 0) this.apply('resume', topic, partition);
+  }
+
+  private apply(action: 'pause' | 'resume', topic: string, partition: number): void {
+    try {
+      this.target[action]([{ topic, partitions: [partition] }]);
+    } catch (error) {
+      if (!isBetweenRuns(error)) throw error;
+    }
   }
 }

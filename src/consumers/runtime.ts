@@ -12,6 +12,7 @@ import {
   type TransactionalProducer,
 } from './commit-loop.js';
 import { stopIdleRequestQueueLoop } from './kafkajs-request-queue.js';
+import { isBetweenRuns } from './kafkajs-between-runs.js';
 import { KeyScheduler } from './key-scheduler.js';
 import { EARLIEST_OFFSET, Partitions, stableCommittedOffset } from './partitions.js';
 import { PauseControl, type PauseReason } from './pause-control.js';
@@ -360,9 +361,4 @@ function defaultConsumer(kafka: Kafka, settings: RuntimeSettings): Consumer {
     sessionTimeout: settings.sessionTimeoutMs,
     heartbeatInterval: Math.min(3_000, Math.floor(settings.sessionTimeoutMs / 3)),
   });
-}
-
-/** kafkajs 2.2.4's answer to a seek while its consumer group is down (between crash and restart). */
-function isBetweenRuns(error: unknown): boolean {
-  return error instanceof Error && error.message.includes('consumer#run must be called first');
 }
