@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
+import { PERSONAL_FIELDS } from '../observability/personal-fields.js';
 
 /**
  * Personal data out of sight by default: a tax id shows its last two digits, an image (any
- * base64 payload) its size and sha256, names and plates nothing. The operator's reveal action
- * shows the value as it is; masking is for the screen, never a substitute for access control.
+ * base64 payload) its size and sha256, any other personal field (names, birth dates, plates,
+ * addresses: the logger's list) nothing. The operator's reveal action shows the value as it
+ * is; masking is for the screen, never a substitute for access control.
  */
 const TAX_ID = /^(taxid|cpf|cnpj|document|documentnumber)$/i;
 const IMAGE = /^(base64|selfie|image|photo|raw)$/i;
-const HIDDEN = /^(name|names|exactname|mothername|fathername|licenseplate|plate|plates)$/i;
+/** A tax id in free text (a lawsuit query, an error message), bare or punctuated. */
+const TAX_ID_IN_TEXT =
+  /\b\d{11}\b|\b\d{14}\b|\b\d{3}\.\d{3}\.\d{3}-\d{2}\b|\b\d{2}\.\d{3}\.\d{3}\/\d{4}-\d{2}\b/g;
 
 export function maskTaxId(value: string): string {
   const digits = value.replace(/\D/g, '');
@@ -30,14 +34,18 @@ export function maskValue(value: unknown, name = ''): unknown {
   if (typeof value === 'string') {
     if (TAX_ID.test(name)) return maskTaxId(value);
     if (IMAGE.test(name)) return describeImage(value);
-    if (HIDDEN.test(name)) return '[masked]';
-    // A tax id also travels in free-text places (a lawsuit query): any run of 11 or 14 digits.
-    return value.replace(/\b\d{11}\b|\b\d{14}\b/g, (digits) => maskTaxId(digits));
+    if (PERSONAL_FIELDS.has(name.toLowerCase())) return '[masked]';
+    return value.replace(TAX_ID_IN_TEXT, (taxId) => maskTaxId(taxId));
   }
   return value;
 }
 
-/** A message key is often the tax id itself. */
+/**
+ * A message key is chosen by the publisher: a tax id, a plate, a lawsuit number (contract.md).
+ * Any key shows only its last two characters.
+ */
 export function maskKey(key: string | null): string | null {
-  return key === null ? null : (maskValue(key, 'key') as string);
+  if (key === null) return null;
+  const shown = key.length > 2 ? key.slice(-2) : '';
+  return `${'•'.repeat(Math.max(key.length - shown.length, 3))}${shown}`;
 }

@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { PERSONAL_FIELDS } from './personal-fields.js';
 import { withoutCommandArgs } from './redis-client.js';
 
 export type { Logger } from 'pino';
@@ -47,90 +48,22 @@ export const REDACTED_PATHS = [
  * (a dead letter's `request.params.cpf`, a vendor response's `partes[].nome`...). Matched
  * without regard to case.
  */
-export const REDACTED_KEYS: ReadonlySet<string> = new Set(
-  [
+export const REDACTED_KEYS: ReadonlySet<string> = new Set([
+  ...PERSONAL_FIELDS,
+  // Secrets, and whole structures that carry personal data or secrets.
+  ...[
     'apiKey',
     'authorization',
+    'headers',
     'params',
     'response',
     'body',
-    'cpf',
-    'cnpj',
-    'taxId',
-    'document',
-    'documento',
-    'name',
-    'nome',
-    'partName',
-    'nis',
-    'birthdate',
-    'birthDate',
-    'dataNascimento',
-    'mother',
-    'motherName',
-    'nomeMae',
-    'base64',
-    'selfie',
-    'file',
-    'licensePlate',
-    'plate',
-    'placa',
-    'url',
     'metadata',
     'key',
     'raw',
-    // Further personal fields of the vendor's responses (names, documents, addresses, contacts).
-    'taxIdFull',
-    'documentNumber',
-    'proprietaryName',
-    'legalName',
-    'razaoSocial',
-    'nomeFantasia',
-    'proprietaryDocumentNumber',
-    'alienationInstitutionDocument',
-    'alienationInstitutionName',
-    'invoicedIdentificationNumber',
-    'exactName',
-    'exactPartName',
-    'birthDateStr',
-    'fatherName',
-    'fathersName',
-    'mothersName',
-    'nomeRepresentanteLegal',
-    'partes',
-    'partners',
-    'qsa',
-    'receitaFederalQsa',
-    'advogados',
-    'advogadosSemParte',
-    'juiz',
-    'relator',
-    'revisores',
-    'oab',
-    'addresses',
-    'logradouro',
-    'street',
-    'bairro',
-    'neighborhood',
-    'cep',
-    'zipcode',
-    'complemento',
-    'emails',
-    'phones',
-    'telefone',
-    'contacts',
-    'idCards',
-    'ocr',
-    'renavam',
-    'chassis',
-    'engineNumber',
-    'preMercosurLicensePlate',
-    'urlComprovante',
-    'urlProcesso',
     'webhook',
-    'headers',
   ].map((key) => key.toLowerCase()),
-);
+]);
 
 const CENSOR = '[redacted]';
 const MAX_LOG_DEPTH = 32;

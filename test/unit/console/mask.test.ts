@@ -30,6 +30,36 @@ describe('maskValue', () => {
       licensePlate: '[masked]',
     });
     expect(maskValue('lookup of 11222333000181 failed', 'message')).toBe('lookup of ••••••••••••81 failed');
+    expect(maskValue('no answer for 529.982.247-25 or 11.222.333/0001-81', 'message')).toBe(
+      'no answer for •••••••••25 or ••••••••••••81',
+    );
+  });
+
+  it("hides the vendor answers' personal fields, as the logger redacts them", () => {
+    const masked = maskValue({
+      response: {
+        data: [
+          {
+            partes: [{ nome: 'Maria Silva', partName: 'MARIA SILVA', polo: 'ATIVO' }],
+            razaoSocial: 'Silva Comercio Ltda',
+            birthdate: '1980-01-02',
+            mothersName: 'Ana Silva',
+          },
+        ],
+      },
+    });
+    expect(masked).toEqual({
+      response: {
+        data: [
+          {
+            partes: [{ nome: '[masked]', partName: '[masked]', polo: 'ATIVO' }],
+            razaoSocial: '[masked]',
+            birthdate: '[masked]',
+            mothersName: '[masked]',
+          },
+        ],
+      },
+    });
   });
 
   it('leaves other values alone', () => {
@@ -39,8 +69,13 @@ describe('maskValue', () => {
       ok: true,
       none: null,
     });
+  });
+
+  it('shows only the last two characters of any message key', () => {
     expect(maskKey(null)).toBeNull();
     expect(maskKey('52998224725')).toBe('•••••••••25');
-    expect(maskKey('order-17')).toBe('order-17');
+    expect(maskKey('529.982.247-25')).toBe('••••••••••••25');
+    expect(maskKey('ABC1D23')).toBe('•••••23');
+    expect(maskKey('ab')).toBe('•••');
   });
 });
