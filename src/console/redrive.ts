@@ -11,6 +11,7 @@ import { isOperation } from '../contract/operations.js';
 import { isErrorKind } from '../errors.js';
 import { requireOperator, roleOf, type Role } from './auth.js';
 import { failed } from './dead-letters.js';
+import { maskKey } from './mask.js';
 import type { ConsoleDeps } from './index.js';
 import { page } from './index.js';
 import { readQuery, toCriteria, type DeadLetterQuery } from './query.js';
@@ -22,13 +23,16 @@ import { readQuery, toCriteria, type DeadLetterQuery } from './query.js';
  */
 type Body = Record<string, string | string[] | undefined>;
 
-interface Job {
+export interface Job {
   id: string;
   state: 'running' | 'done' | 'failed';
   lines: Record<string, unknown>[];
   error?: string;
   summary?: { redriven: number; skipped: number; read: number };
 }
+
+/** Redrives whose progress stays on view: the oldest finished one goes past this many. */
+const KEPT_JOBS = 20;
 
 export function registerRedrive(scope: FastifyInstance, deps: ConsoleDeps): void {
   const jobs = new Map<string, Job>();
@@ -56,6 +60,7 @@ export function registerRedrive(scope: FastifyInstance, deps: ConsoleDeps): void
     }
     const job: Job = { id: randomUUID(), state: 'running', lines: [] };
     jobs.set(job.id, job);
+    forgetOldJobs(jobs);
     void runJob(deps, job, { chosen, criteria }, roleOf(request));
     return reply.redirect(`/console/redrive/jobs/${job.id}`, 303);
   });
@@ -100,10 +105,20 @@ function criteriaOf(deps: ConsoleDeps, chosen: Chosen): Criteria {
   return { window, filter: { ...filter, ...byCoordinates } };
 }
 
+/** Drops the oldest finished redrives past KEPT_JOBS; running ones stay. */
+export function forgetOldJobs(jobs: Map<string, Job>): void {
+  for (const [id, job] of jobs) {
+    if (jobs.size <= KEPT_JOBS) return;
+    if (job.state !== 'running') jobs.delete(id);
+  }
+}
+
+/** A redrive's lines as the console shows them: each message key masked (mask.ts). */
 function collectingSink(lines: Record<string, unknown>[]): LineSink {
   return {
     write: (line) => {
-      lines.push(line as Record<string, unknown>);
+      const fields = line as Record<string, unknown>;
+      lines.push(typeof fields.key === 'string' ? { ...fields, key: maskKey(fields.key) } : fields);
       return Promise.resolve();
     },
     close: () => Promise.resolve(),

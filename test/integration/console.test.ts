@@ -157,6 +157,14 @@ describe('the console in a browser', () => {
     await page.click('#confirm');
     await expect.poll(() => page.locator('#job-state').textContent(), { timeout: 60_000 }).toBe('done');
     await expect.poll(() => page.locator('li.job-line').count()).toBe(2);
+    // The progress the page polls carries each line's message key, masked like any key.
+    const progressUrl = await page.locator('#job').getAttribute('data-progress');
+    const progress = (await (await page.request.get(`${base}${progressUrl ?? ''}`)).json()) as {
+      lines: { key: string | null }[];
+    };
+    expect(progress.lines.map((line) => line.key).sort()).toEqual(
+      [failing[1], failing[2]].map((r) => `•••••••••${r?.params.taxId.slice(-2) ?? ''}`).sort(),
+    );
     await page.screenshot({ path: join(SHOTS, '7-redrive-done.png'), fullPage: true });
     await collector.waitFor(
       () => collector.results().filter((r) => /console-90[12]/.test(JSON.stringify(r.value))).length === 2,
