@@ -36,7 +36,7 @@ export const ERROR_CODES = [
   'VENDOR_CLIENT_ERROR', // the client failed before or while sending (a bug, not the network)
   'SELFIE_DOWNLOAD_FAILED', // the selfie URL could not be fetched
   'SELFIE_UNUSABLE', // the selfie URL answered, but not with a JPEG within the size limit
-  'PENDING_STORE_FAILED', // an accepted vehicle search could not be recorded for its completion
+  'PENDING_STORE_FAILED', // an accepted vehicle search not recorded: now retried in place, kept for older dead letters
   'REQUEST_ID_REUSED', // a requestId already paid with other params
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -71,6 +71,17 @@ export class AppError extends Error {
     this.retryAfterMs = options.retryAfterMs;
     this.details = options.details;
     this.code = options.code;
+  }
+}
+
+/**
+ * Our own infrastructure (Redis) failed around a vendor call: neither the request's fault nor
+ * news of the vendor's health. Never a dead letter: the runtime tries the message again in
+ * place, and the process exits after repeated failures so that it is restarted.
+ */
+export class InfrastructureError extends AppError {
+  constructor(message: string, options: Omit<AppErrorOptions, 'retryable'> = {}) {
+    super('internal', message, { ...options, retryable: true });
   }
 }
 

@@ -6,7 +6,7 @@ import type {
   ResultEnvelope,
 } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
-import { InvalidRequestError, toAppError, type AppError } from '../errors.js';
+import { InfrastructureError, InvalidRequestError, toAppError, type AppError } from '../errors.js';
 import { decodeWhenRegistryAnswers, type DecodeDeps } from './decode-wait.js';
 import { checkRequestBytes } from './value-guard.js';
 import { DeferredStart } from './deferred-start.js';
@@ -170,6 +170,8 @@ async function payAndStore<O extends Operation>(
     );
     if (claim.started) await released;
     if (signals.signal.aborted) return { kind: 'aborted' };
+    // Redis failed around the call (errors.ts): retried in place, never a dead letter.
+    if (error instanceof InfrastructureError) throw error;
     const failure = error instanceof RetriesExhausted ? error : new RetriesExhausted(toAppError(error), 0);
     return deadLetter(deps, incoming, envelope, failure.error, failure.attempts, envelope.requestId);
   }

@@ -1,6 +1,6 @@
 import type { Operation } from '../contract/operations.js';
 import type { ParamsOf } from '../contract/params.js';
-import { toAppError, type AppError } from '../errors.js';
+import { InfrastructureError, toAppError, type AppError } from '../errors.js';
 import type { Handler, HandlerContext, HandlerOutcome, Handlers } from '../handlers/types.js';
 import type { ScheduleLimiter, Slot } from '../limits/types.js';
 import type { RequestLogger } from '../observability/logger.js';
@@ -119,7 +119,10 @@ export async function callWithRetries<O extends Operation>(
       breaker.recordSuccess();
       return { outcome, attempts };
     } catch (thrown) {
-      if (thrown instanceof NotStarted) {
+      // The reservation never came (NotStarted), or Redis failed around the call (no slot, or
+      // an accepted search not recorded). Neither tells of the vendor's health, nor is it the
+      // request's fault: the runtime tries the message again in place.
+      if (thrown instanceof NotStarted || thrown instanceof InfrastructureError) {
         if (probe) breaker.release();
         throw thrown;
       }

@@ -1,6 +1,6 @@
 import type { Correlation, Origin } from '../contract/envelopes.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
-import { AppError } from '../errors.js';
+import { AppError, InfrastructureError } from '../errors.js';
 import type { VendorClient } from '../vendor-api/client.js';
 import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-async.js';
 import type { VendorResult } from '../vendor-api/types.js';
@@ -123,11 +123,11 @@ export function vehicleAsyncHandler(
       try {
         await deps.onSearchCreated({ requestId, searchId, metadata, correlation, origin }, signal);
       } catch (error) {
-        // Retryable although the search is paid for: an `accepted` result without a pending
-        // entry would never complete, which is worse than a second search.
-        throw new AppError('internal', 'could not record the pending vehicle search', {
+        // Tried again although the search is paid for: an `accepted` result without a pending
+        // entry would never complete, which is worse than a second search. In place, by the
+        // runtime: while Redis is down the next attempt's claim fails before any call.
+        throw new InfrastructureError('could not record the pending vehicle search', {
           cause: error,
-          retryable: true,
           code: 'PENDING_STORE_FAILED',
         });
       }

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError, InfrastructureError } from '../errors.js';
 
 /** A job that was still waiting when the limiters closed; safe to retry elsewhere. */
 export class LimiterClosedError extends AppError {
@@ -8,9 +8,9 @@ export class LimiterClosedError extends AppError {
 }
 
 /** Redis could not be asked for a slot; the call did not start and consumed no quota. */
-export class QuotaUnavailableError extends AppError {
+export class QuotaUnavailableError extends InfrastructureError {
   constructor(cause: unknown) {
-    super('internal', 'shared quota unavailable', { cause, retryable: true });
+    super('shared quota unavailable', { cause });
   }
 }
 

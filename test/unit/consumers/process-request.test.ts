@@ -9,9 +9,10 @@ import {
 } from '../../../src/consumers/idempotency.js';
 import { processRequest, type ProcessDeps } from '../../../src/consumers/process-request.js';
 import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
-import { AppError } from '../../../src/errors.js';
+import { AppError, InfrastructureError } from '../../../src/errors.js';
 import type { ParamsOf } from '../../../src/contract/params.js';
 import type { Handler, HandlerOutcome, Handlers } from '../../../src/handlers/types.js';
+import { QuotaUnavailableError } from '../../../src/limits/errors.js';
 import type { ScheduleLimiter } from '../../../src/limits/types.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 
@@ -182,6 +183,22 @@ describe('processRequest', () => {
       kind: 'error',
       error: { attempts: 3, error: { kind: 'upstream_unavailable', httpStatus: 503, retryable: true } },
     });
+  });
+
+  it('throws a failure of our own Redis around the call to the runtime, never dead-letters it', async () => {
+    const handler = vi.fn(() =>
+      Promise.reject(
+        new InfrastructureError('could not record the pending vehicle search', {
+          code: 'PENDING_STORE_FAILED',
+        }),
+      ),
+    );
+    const { deps, breakers } = setup(handler);
+    await expect(processRequest(deps, incoming(request), signals(), log)).rejects.toMatchObject({
+      code: 'PENDING_STORE_FAILED',
+    });
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(breakers.get('lawsuits-summary')?.state).toBe('closed');
   });
 
   it('does not retry a non-retryable failure', async () => {
@@ -478,6 +495,37 @@ describe('processRequest', () => {
       claim.fail(new Error('redis down'));
       await expect(pending).rejects.toThrow('redis down');
       expect(handler).not.toHaveBeenCalled();
+    });
+
+    it('throws to the runtime when Redis gives no slot: no dead letter, no retry, the breaker not charged', async () => {
+      const claim = pendingClaim();
+      const handler = vi.fn(() => Promise.resolve(ok));
+      let scheduled = 0;
+      const limiter: ScheduleLimiter = {
+        schedule: (_fn, options) => {
+          scheduled += 1;
+          options?.startReady?.();
+          return Promise.reject(new QuotaUnavailableError(new Error('redis down')));
+        },
+        backoff: () => undefined,
+      };
+      // One failure would open it: a charge would show as an open breaker.
+      const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 60_000 });
+      const { deps } = setup(handler, {
+        idempotency: claim.idempotency,
+        limiterFor: () => limiter,
+        breakerFor: () => breaker,
+      });
+      const pending = processRequest(deps, incoming(request), signals(), log);
+      await vi.waitFor(() => {
+        expect(claim.claims).toHaveBeenCalledTimes(1);
+      });
+      claim.answer({ reservation: claim.reservation });
+      await expect(pending).rejects.toBeInstanceOf(QuotaUnavailableError);
+      expect(scheduled).toBe(1);
+      expect(claim.released).toHaveBeenCalledTimes(1);
+      expect(handler).not.toHaveBeenCalled();
+      expect(breaker.state).toBe('closed');
     });
 
     it('gives back a reservation that answers after the wait for a slot was aborted', async () => {
