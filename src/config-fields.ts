@@ -3,7 +3,25 @@ import { OPERATIONS } from './contract/operations.js';
 
 /** The field types config.ts builds its schema from. */
 
-export const int = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
+/** A blank setting counts as not given: its default applies (z.coerce would read it as 0). */
+const blankAsUnset = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema);
+/** A number setting: `schema` when given, else `fallback`. */
+export const numberOr = (schema: z.ZodType<number, unknown>, fallback: number) =>
+  blankAsUnset(schema.default(fallback));
+export const int = (min: number, fallback: number) => numberOr(z.coerce.number().int().min(min), fallback);
+/** A TCP port; 0 lets the system choose one. */
+export const port = (fallback: number) => numberOr(z.coerce.number().int().min(0).max(65_535), fallback);
+/** Kafka's retention.ms: -1 keeps forever; 0 would delete the history at once. */
+export const retentionMs = (fallback: number) =>
+  numberOr(
+    z.coerce
+      .number()
+      .int()
+      .min(-1)
+      .refine((ms) => ms !== 0, 'must be -1 (forever) or a positive number of milliseconds'),
+    fallback,
+  );
 export const bool = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0'])
@@ -11,8 +29,7 @@ export const bool = (fallback: boolean) =>
     .transform((v) => v === 'true' || v === '1');
 const url = z.url({ protocol: /^https?$/ });
 /** `schema` when the setting is given; a blank one counts as not given. */
-export const unlessBlank = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+export const unlessBlank = <T extends z.ZodType>(schema: T) => blankAsUnset(schema.optional());
 /** A whole number when given. */
 export const optionalInt = (min: number) => unlessBlank(z.coerce.number().int().min(min));
 export const optionalUrl = unlessBlank(url);

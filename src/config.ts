@@ -12,8 +12,11 @@ import {
   consoleToken,
   int,
   limitsJson,
+  numberOr,
   optionalInt,
   optionalUrl,
+  port,
+  retentionMs,
   unlessBlank,
 } from './config-fields.js';
 import {
@@ -28,6 +31,9 @@ import {
  * The only reader of process.env. One zod schema, one frozen object; a bad setting stops
  * start-up with a message naming it (ConfigError).
  */
+
+/** Output topics are created with max.message.bytes of 2 MiB (topic-setup.ts); headers need room. */
+const RESULT_MAX_BYTES_LIMIT = 2 * 1024 * 1024 - 64 * 1024;
 
 const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -54,13 +60,9 @@ const envSchema = z.object({
     .default('verification'),
   TOPIC_PARTITIONS: int(1, 3),
   TOPIC_REPLICATION_FACTOR: int(1, 1),
-  REQUEST_RETENTION_MS: z.coerce
-    .number()
-    .int()
-    .min(-1)
-    .default(7 * 24 * 3600 * 1000),
+  REQUEST_RETENTION_MS: retentionMs(7 * 24 * 3600 * 1000),
   /** Output topics keep their history for audits by default (-1 = forever). */
-  OUTPUT_RETENTION_MS: z.coerce.number().int().min(-1).default(-1),
+  OUTPUT_RETENTION_MS: retentionMs(-1),
   SCHEMA_REGISTRY_URL: optionalUrl,
   SCHEMA_COMPATIBILITY: z
     .enum([
@@ -91,7 +93,7 @@ const envSchema = z.object({
   VENDOR_TIMEOUT_MS: int(1, 30_000),
   VENDOR_MAX_RESPONSE_BYTES: int(1, 16 * 1024 * 1024),
   VENDOR_CONNECTIONS: int(1, DEFAULT_VENDOR_CONNECTIONS),
-  VENDOR_RATE_PER_SECOND: z.coerce.number().positive().default(10),
+  VENDOR_RATE_PER_SECOND: numberOr(z.coerce.number().positive(), 10),
   VENDOR_MAX_CONCURRENT: int(1, 20),
   /** Per-operation overrides, JSON: {"vehicle":{"ratePerSecond":50,"maxConcurrent":10,"spendCapPerHour":1000}}. */
   VENDOR_LIMITS: limitsJson,
@@ -100,7 +102,7 @@ const envSchema = z.object({
   /** Uncommitted requests of all the replica's partitions together: what is held stays bounded at any partition count. */
   REPLICA_WINDOW: int(1, 5000),
   /** Old-generation growth past the live heap before a full collection; 0: V8's own (up to 300%). */
-  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(300).default(50),
+  HEAP_GROWTH_PERCENT: numberOr(z.coerce.number().int().min(0).max(300), 50),
   COMMIT_INTERVAL_MS: int(0, 10),
   /**
    * The longest spacing between commit rounds, reached behind requests that took a second or
@@ -116,13 +118,23 @@ const envSchema = z.object({
   DEDUPE_WINDOW_SECONDS: int(1, 7 * 24 * 3600),
   MAX_REQUEST_BYTES: int(1, 2 * 1024 * 1024),
   /** Deeper request JSON is dead-lettered unparsed: deep nesting overflows the stack of every parser. */
-  MAX_JSON_DEPTH: z.coerce.number().int().min(1).max(1_000).default(64),
-  RESULT_MAX_BYTES: int(1024, 900 * 1024),
+  MAX_JSON_DEPTH: numberOr(z.coerce.number().int().min(1).max(1_000), 64),
+  RESULT_MAX_BYTES: numberOr(
+    z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(
+        RESULT_MAX_BYTES_LIMIT,
+        "must leave room for headers within the output topics' 2 MiB message limit",
+      ),
+    900 * 1024,
+  ),
   HTTP_HOST: z.string().default('0.0.0.0'),
-  HTTP_PORT: int(0, 8080),
+  HTTP_PORT: port(8080),
   /** Health, readiness and metrics: a listener apart from the public webhook sink. */
   ADMIN_HOST: z.string().default('0.0.0.0'),
-  ADMIN_PORT: int(0, 9090),
+  ADMIN_PORT: port(9090),
   /** How often the consumer lag metric is read from the brokers. */
   CONSUMER_LAG_INTERVAL_MS: int(100, 15_000),
   /**

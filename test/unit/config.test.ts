@@ -36,8 +36,34 @@ describe('loadConfig', () => {
     [{ HTTP_PORT: '9000', ADMIN_PORT: '9000' }, /^ADMIN_PORT: must differ from HTTP_PORT/],
     [{ COMMIT_MAX_INTERVAL_MS: '5' }, /^COMMIT_MAX_INTERVAL_MS: must be at least COMMIT_INTERVAL_MS \(10\)/],
     [{ COMMIT_MAX_INTERVAL_MS: 'soon' }, /^COMMIT_MAX_INTERVAL_MS: /],
+    [{ OUTPUT_RETENTION_MS: '0' }, /^OUTPUT_RETENTION_MS: must be -1 \(forever\) or a positive/],
+    [{ REQUEST_RETENTION_MS: '-2' }, /^REQUEST_RETENTION_MS: /],
+    [{ HTTP_PORT: '70000' }, /^HTTP_PORT: /],
+    [{ ADMIN_PORT: '-1' }, /^ADMIN_PORT: /],
+    [{ RESULT_MAX_BYTES: String(4 * 1024 * 1024) }, /^RESULT_MAX_BYTES: must leave room for headers/],
+    [{ VENDOR_RATE_PER_SECOND: '0' }, /^VENDOR_RATE_PER_SECOND: /],
   ])('stops start-up naming the bad setting (%o)', (override, message) => {
     expect(() => loadConfig({ ...base, ...override })).toThrow(message);
+  });
+
+  it('reads a blank number setting as not given: its default, never 0', () => {
+    const blank = [
+      'HTTP_PORT',
+      'ADMIN_PORT',
+      'OUTPUT_RETENTION_MS',
+      'REQUEST_RETENTION_MS',
+      'WEBHOOK_FETCH_INTERVAL_MS',
+      'VENDOR_RATE_PER_SECOND',
+      'HEAP_GROWTH_PERCENT',
+      'MAX_JSON_DEPTH',
+      'RESULT_MAX_BYTES',
+    ] as const;
+    const config = loadConfig({ ...base, ...Object.fromEntries(blank.map((name) => [name, ''])) });
+    const defaults = loadConfig(base);
+    for (const name of blank) expect([name, config[name]]).toEqual([name, defaults[name]]);
+    expect(config.HTTP_PORT).toBe(8080);
+    expect(config.OUTPUT_RETENTION_MS).toBe(-1);
+    expect(config.WEBHOOK_FETCH_INTERVAL_MS).toBe(10_000);
   });
 });
 
