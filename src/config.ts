@@ -3,7 +3,13 @@ import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
 import { WEBHOOK_METHODS } from './contract/vocabulary.js';
-import { DEFAULT_VENDOR_CONNECTIONS } from './vendor-api/options.js';
+import {
+  apiKeyProblem,
+  BASE_URL_RULE,
+  DEFAULT_VENDOR_CONNECTIONS,
+  isBaseUrl,
+  MAX_VENDOR_CONNECTIONS,
+} from './vendor-api/options.js';
 import { isAllowListEntry } from './vendor-api/selfie-guard.js';
 import { SECRET_SETTINGS, settingGiven, withSecretFiles } from './config-secrets.js';
 import { readConsoleTokens, type ConsoleTokens, type TokenSettings } from './config-console.js';
@@ -76,8 +82,17 @@ const envSchema = z.object({
     ])
     .default('BACKWARD'),
   REDIS_URL: unlessBlank(z.url({ protocol: /^rediss?$/ })),
-  VENDOR_BASE_URL: z.url({ protocol: /^https?$/, error: 'is required: the vendor API base URL, http(s)' }),
-  VENDOR_API_KEY: z.string({ error: 'is required' }).min(1, 'is required'),
+  // The client's own rules (vendor-api/options.ts), checked here to name the setting before start-up.
+  VENDOR_BASE_URL: z
+    .string({ error: 'is required: the vendor API base URL, http(s)' })
+    .refine(isBaseUrl, BASE_URL_RULE),
+  VENDOR_API_KEY: z
+    .string({ error: 'is required' })
+    .min(1, 'is required')
+    .superRefine((key, ctx) => {
+      const problem = apiKeyProblem(key);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    }),
   /** Host names or CIDRs a selfie URL may reach besides public unicast addresses (and by http). */
   SELFIE_URL_ALLOW: z
     .string()
@@ -92,7 +107,10 @@ const envSchema = z.object({
   VENDOR_CONNECT_TIMEOUT_MS: int(1, 5_000),
   VENDOR_TIMEOUT_MS: int(1, 30_000),
   VENDOR_MAX_RESPONSE_BYTES: int(1, 16 * 1024 * 1024),
-  VENDOR_CONNECTIONS: int(1, DEFAULT_VENDOR_CONNECTIONS),
+  VENDOR_CONNECTIONS: numberOr(
+    z.coerce.number().int().min(1).max(MAX_VENDOR_CONNECTIONS),
+    DEFAULT_VENDOR_CONNECTIONS,
+  ),
   VENDOR_RATE_PER_SECOND: numberOr(z.coerce.number().positive(), 10),
   VENDOR_MAX_CONCURRENT: int(1, 20),
   /** Per-operation overrides, JSON: {"vehicle":{"ratePerSecond":50,"maxConcurrent":10,"spendCapPerHour":1000}}. */

@@ -13,6 +13,17 @@ import { isAllowListEntry } from './selfie-guard.js';
  */
 /** One default for the client and VENDOR_CONNECTIONS (config.ts), so both behave alike. */
 export const DEFAULT_VENDOR_CONNECTIONS = 64;
+export const MAX_VENDOR_CONNECTIONS = 1024;
+export const BASE_URL_RULE =
+  'must be an absolute http(s) URL without query or fragment, e.g. https://api.vendor.example';
+
+/** Why `key` cannot be sent in the Authorization header, or undefined; never quotes the key. */
+export function apiKeyProblem(key: string): string | undefined {
+  if (key.length === 0) return 'must not be empty';
+  if (!/^[\x21-\x7e]+$/.test(key))
+    return 'must be visible ASCII characters only, no blanks (check for a trailing newline)';
+  return undefined;
+}
 
 export interface VendorClientOptions {
   /** Base address of the vendor API, e.g. https://api.vendor.example (a path prefix is kept). */
@@ -87,25 +98,17 @@ const optionsSchema = z.strictObject(
   {
     baseUrl: z
       .string({ error: 'is required: the vendor base address, e.g. https://api.vendor.example' })
-      .refine(
-        isBaseUrl,
-        'must be an absolute http(s) URL without query or fragment, e.g. https://api.vendor.example',
-      ),
+      .refine(isBaseUrl, BASE_URL_RULE),
     // The key itself never appears in a message.
     apiKey: z.string({ error: 'is required: the vendor API key' }).superRefine((key, ctx) => {
-      if (key.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
-      else if (!/^[\x21-\x7e]+$/.test(key)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'must be visible ASCII characters only, no blanks (check for a trailing newline)',
-        });
-      }
+      const problem = apiKeyProblem(key);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
     }),
     connections: z
       .number({ error: 'must be a number' })
       .int('must be a whole number')
       .min(1, 'must be at least 1')
-      .max(1024, 'must be at most 1024')
+      .max(MAX_VENDOR_CONNECTIONS, `must be at most ${MAX_VENDOR_CONNECTIONS}`)
       .default(DEFAULT_VENDOR_CONNECTIONS),
     keepAliveTimeoutMs: milliseconds(4000),
     connectTimeoutMs: milliseconds(5000),
@@ -168,7 +171,7 @@ export function resolveVendorOptions(options: VendorClientOptions): ResolvedVend
   return { ...result.data, baseUrl: result.data.baseUrl.replace(/\/+$/, '') };
 }
 
-function isBaseUrl(value: string): boolean {
+export function isBaseUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const url = new URL(value);
   return (

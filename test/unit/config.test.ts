@@ -42,6 +42,12 @@ describe('loadConfig', () => {
     [{ ADMIN_PORT: '-1' }, /^ADMIN_PORT: /],
     [{ RESULT_MAX_BYTES: String(4 * 1024 * 1024) }, /^RESULT_MAX_BYTES: must leave room for headers/],
     [{ VENDOR_RATE_PER_SECOND: '0' }, /^VENDOR_RATE_PER_SECOND: /],
+    [{ VENDOR_CONNECTIONS: '2000' }, /^VENDOR_CONNECTIONS: /],
+    [{ VENDOR_BASE_URL: 'https://api.vendor.example/?tenant=1' }, /^VENDOR_BASE_URL: must be an absolute/],
+    [
+      { VENDOR_API_KEY: 'secret-key\n' },
+      /^VENDOR_API_KEY: must be visible ASCII characters only.*newline\)$/,
+    ],
   ])('stops start-up naming the bad setting (%o)', (override, message) => {
     expect(() => loadConfig({ ...base, ...override })).toThrow(message);
   });
