@@ -16,7 +16,8 @@ import type { OutgoingMessage } from './republish.js';
  * subjects). A request that could not be read is carried as `{ raw: <base64> }`; those bytes
  * are republished unchanged — framing included — so that a failure of the moment (the registry
  * down while decoding) is retried on the very bytes upstream sent, and a truly malformed value
- * fails the same way again rather than being replaced by something upstream never wrote.
+ * fails the same way again rather than being replaced by something upstream never wrote. A
+ * request too large to be kept whole (`rawTruncated`) cannot be rebuilt, and is skipped.
  */
 export const REDRIVE_HEADER = 'x-redrive-of';
 
@@ -43,6 +44,11 @@ export function planRedrive(record: DecodedRecord, topics: TopicNames): PlanResu
   const target = envelope.origin.topic;
   if (topics.operationOfRequestTopic(target) === undefined) {
     return skip(`origin.topic ${target} is not a request topic of this prefix`);
+  }
+  if (envelope.request.rawTruncated === true) {
+    return skip(
+      `the dead letter keeps only the first bytes of the request's ${String(envelope.request.rawBytes)} (rawTruncated): it cannot be rebuilt`,
+    );
   }
   const value = requestBytes(envelope.request);
   if (value.bytes.length === 0) return skip('the original message had no value');

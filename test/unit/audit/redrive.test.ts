@@ -57,6 +57,15 @@ describe('redrive plans', () => {
       record({ ...at, value: { hello: 'world' } }),
       record({ ...at, value: deadLetter({ requestId: 'r' }, 'other.requests.vehicle') }),
       record({ ...at, value: deadLetter({ raw: '' }) }),
+      record({
+        ...at,
+        value: deadLetter({
+          raw: 'eyJy',
+          rawTruncated: true,
+          rawBytes: 3_000_000,
+          rawSha256: 'ab'.repeat(32),
+        }),
+      }),
     ].map((r) => {
       const result = planRedrive(r, topics);
       return result.ok ? 'planned' : result.reason;
@@ -66,6 +75,7 @@ describe('redrive plans', () => {
       expect.stringMatching(/not a dead letter/),
       expect.stringMatching(/not a request topic/),
       expect.stringMatching(/no value/),
+      expect.stringMatching(/first bytes of the request's 3000000 \(rawTruncated\): it cannot be rebuilt/),
     ]);
   });
 });
