@@ -142,10 +142,13 @@ export function transportError(
   });
 }
 
-/** Socket and DNS failures (ECONNRESET, ECONNREFUSED, EAI_AGAIN...), broken HTTP framing. */
+/**
+ * Socket and DNS failures (ECONNRESET, ECONNREFUSED, EAI_AGAIN...), broken HTTP framing. Not
+ * Node's own ERR_* codes (ERR_INVALID_URL, ERR_INVALID_CHAR...): those are bugs in the call.
+ */
 function isNetworkCode(code: string): boolean {
   return (
-    /^E[A-Z_]+$/.test(code) ||
+    (/^E[A-Z_]+$/.test(code) && !code.startsWith('ERR_')) ||
     code.startsWith('HPE_') ||
     code === 'UND_ERR_SOCKET' ||
     code === 'UND_ERR_INFO' ||
