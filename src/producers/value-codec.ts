@@ -1,5 +1,6 @@
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { InvalidRequestError } from '../errors.js';
+import { jsonErrorPosition } from '../json-position.js';
 
 /**
  * Message values: the Confluent wire format (magic byte 0, four-byte schema id, then JSON)
@@ -176,14 +177,8 @@ function parseJson(value: Buffer): unknown {
   try {
     return JSON.parse(value.toString('utf8')) as unknown;
   } catch (error) {
-    // V8's message quotes the input ("Maria da S"... is not valid JSON): say where, not what.
-    throw new InvalidRequestError(`value is not valid JSON${positionOf(error)}`);
+    throw new InvalidRequestError(`value is not valid JSON${jsonErrorPosition(error)}`);
   }
-}
-
-function positionOf(error: unknown): string {
-  const match = /position (\d+)/.exec(errorMessage(error));
-  return match ? ` (at character ${match[1]})` : '';
 }
 
 function errorMessage(error: unknown): string {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { VendorError, type VendorCall } from './errors.js';
 import { toParamsIssues } from '../contract/param-rules/issues.js';
+import { jsonErrorPosition } from '../json-position.js';
 import { parseRetryAfter } from './retry-after.js';
 import type { VendorResponse, VendorResult } from './types.js';
 
@@ -44,7 +45,8 @@ function okResult<S extends z.ZodType>(
   try {
     raw = JSON.parse(response.text);
   } catch (error) {
-    throw badResponse(call, response.status, 'the body is not JSON', error);
+    // Not kept as the cause: V8's message quotes the body, which may hold personal data.
+    throw badResponse(call, response.status, `the body is not JSON${jsonErrorPosition(error)}`, undefined);
   }
   const parsed = schema.safeParse(options.prepare ? options.prepare(raw) : raw);
   if (!parsed.success) {

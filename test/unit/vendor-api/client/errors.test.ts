@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { VendorError } from '../../../../src/vendor-api/errors.js';
 import { API_KEY, clientFor, json, parsed, rejectionOf, replyJson, startFakeVendor } from './fake-vendor.js';
@@ -93,7 +94,7 @@ describe('vendor bad answers', () => {
   it('a 200 body that is not JSON is VENDOR_BAD_RESPONSE, internal and not retryable', async () => {
     const vendor = await startFakeVendor((_, response) => {
       response.writeHead(200, { 'content-type': 'text/html' });
-      response.end('<html></html>');
+      response.end('<html>Maria da Silva</html>');
     });
     const error = await rejectionOf(
       clientFor(vendor).call('lawsuits-summary', parsed('lawsuits-summary', PARAMS)),
@@ -105,6 +106,8 @@ describe('vendor bad answers', () => {
       httpStatus: 200,
     });
     expect((error as Error).message).toContain('the body is not JSON');
+    // As a log would carry it, causes included: where the body went wrong, never what it held.
+    expect(JSON.stringify(pino.stdSerializers.err(error as Error))).not.toMatch(/Maria|html/);
   });
 
   it('a 200 body of the wrong shape names the member paths, never the values', async () => {
