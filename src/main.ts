@@ -40,6 +40,8 @@ export async function startService(
     const onFatal = options.onFatal;
     const runtime = createRuntime(config, logger, { infra, calls, tracker, output, tracing, onFatal });
     runtimeRef.current = runtime;
+    // Also closed if start-up fails past this point (its producer may be connected by then).
+    closers.add('runtime', () => runtime.stop());
     closers.add('runtime metrics', watchRuntime(config, logger, { infra, calls, runtime }));
     let started = false;
     const parts = { infra, calls, tracker, started: () => started };
@@ -53,8 +55,12 @@ export async function startService(
       ...ports,
       async stop() {
         started = false;
-        await runtime.stop();
-        await closers.closeAll();
+        // The runtime first, while the listeners still answer; the rest even if it fails.
+        try {
+          await runtime.stop();
+        } finally {
+          await closers.closeAll();
+        }
       },
     };
   } catch (error) {

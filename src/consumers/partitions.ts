@@ -43,6 +43,7 @@ export class Partitions {
   private readonly pending = new Map<string, Promise<PartitionState | undefined>>();
   /** Partitions paused until an earlier owner's transaction ends. */
   private readonly unstable = new Set<string>();
+  private stopped = false;
   private assignment: Record<string, number[] | undefined> = {};
   /** Each topic's partitions' log start offsets, as last read since the last rebalance. */
   private readonly logStarts = new Map<string, Map<number, bigint>>();
@@ -172,7 +173,8 @@ export class Partitions {
     deps.pauses.pause(topic, partition, 'unstable-offsets');
     deps.logger.info({ topic, partition }, "partition waits for an earlier owner's open transaction");
     const retry = async (delayMs: number): Promise<void> => {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+      if (this.stopped) return;
       const stillOurs = this.assignment[topic]?.includes(partition) ?? false;
       const settled =
         !stillOurs ||
@@ -185,6 +187,11 @@ export class Partitions {
       deps.pauses.resume(topic, partition, 'unstable-offsets');
     };
     void retry(deps.unstableRetryMs ?? 50);
+  }
+
+  /** Ends the waits for unstable offsets: the runtime is stopping, and will read nothing more. */
+  stop(): void {
+    this.stopped = true;
   }
 
   /** Revokes every held partition the group's new assignment leaves out. */

@@ -241,6 +241,7 @@ export class Runtime {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    this.partitions.stop();
     this.commits.stop();
     this.breakerPauses.stop();
     this.spendCaps.stop();

@@ -194,6 +194,20 @@ describe('Partitions', () => {
     expect(pauses.isPausedFor('requests', 0, 'unstable-offsets')).toBe(false);
   });
 
+  it('stops waiting for stable offsets once stopped', async () => {
+    vi.useFakeTimers();
+    const { partitions, reads } = setup({}, 100);
+    partitions.assigned({ requests: [0] });
+    await partitions.stateFor('requests', 0, 'vehicle', '0');
+    await vi.advanceTimersByTimeAsync(150);
+    const readsWhenStopped = reads.length;
+    expect(readsWhenStopped).toBeGreaterThan(1);
+
+    partitions.stop();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(reads).toHaveLength(readsWhenStopped);
+  });
+
   it('revokes what a new assignment leaves out', async () => {
     const { partitions } = setup();
     const kept = await open(partitions, 0);
