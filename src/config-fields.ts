@@ -7,7 +7,7 @@ import { OPERATIONS } from './contract/operations.js';
 const blankAsUnset = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema);
 /** A number setting: `schema` when given, else `fallback`. */
-export const numberOr = (schema: z.ZodType<number, unknown>, fallback: number) =>
+export const numberOr = (schema: z.ZodType<number>, fallback: number) =>
   blankAsUnset(schema.default(fallback));
 export const int = (min: number, fallback: number) => numberOr(z.coerce.number().int().min(min), fallback);
 /** A TCP port; 0 lets the system choose one. */

@@ -44,9 +44,15 @@ describe('PauseControl', () => {
     const pauses = new PauseControl(target);
     pauses.pause('t', 1, 'window');
     target.failWith = betweenRuns;
-    expect(() => pauses.pause('t', 2, 'breaker')).not.toThrow();
-    expect(() => pauses.resume('t', 1, 'window')).not.toThrow();
-    expect(() => pauses.release('t', 2)).not.toThrow();
+    expect(() => {
+      pauses.pause('t', 2, 'breaker');
+    }).not.toThrow();
+    expect(() => {
+      pauses.resume('t', 1, 'window');
+    }).not.toThrow();
+    expect(() => {
+      pauses.release('t', 2);
+    }).not.toThrow();
     expect(pauses.isPausedFor('t', 1, 'window')).toBe(false);
     expect(pauses.paused()).toEqual([]);
     // Running again: calls reach the consumer as before.
@@ -62,6 +68,8 @@ describe('PauseControl', () => {
     const target = consumer();
     const pauses = new PauseControl(target);
     target.failWith = new Error('Invalid topic');
-    expect(() => pauses.pause('t', 0, 'window')).toThrow('Invalid topic');
+    expect(() => {
+      pauses.pause('t', 0, 'window');
+    }).toThrow('Invalid topic');
   });
 });
