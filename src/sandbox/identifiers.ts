@@ -11,10 +11,21 @@ export function stripMask(value: string): string {
   return value.replace(MASK_CHARS, '').toUpperCase();
 }
 
+/**
+ * Valid check digits, and not one digit repeated. Not the library's isValid: it also refuses
+ * 12345678909, whose check digits are valid and which is the contract's own sample tax id; the
+ * spec refuses no number with valid check digits.
+ */
+function isCpf(digits: string): boolean {
+  return (
+    /^\d{11}$/.test(digits) && !/^(\d)\1{10}$/.test(digits) && completeCpf(digits.slice(0, 9)) === digits
+  );
+}
+
 /** An 11-digit person tax id with valid check digits, or undefined. Accepts the mask. */
 export function normaliseCpf(value: string): string | undefined {
   const digits = stripMask(value);
-  return /^\d{11}$/.test(digits) && cpf.isValid(digits) ? digits : undefined;
+  return isCpf(digits) ? digits : undefined;
 }
 
 /** A 14-character company tax id (numeric or the new alphanumeric form) with valid check digits. */
@@ -26,7 +37,7 @@ export function normaliseCnpj(value: string): string | undefined {
 /** A person or company tax id written in digits only (the lawsuit search rule). */
 export function normaliseDigitsTaxId(value: string): string | undefined {
   if (!/^\d+$/.test(value)) return undefined;
-  if (value.length === 11) return cpf.isValid(value) ? value : undefined;
+  if (value.length === 11) return isCpf(value) ? value : undefined;
   if (value.length === 14) return cnpj.isValid(value) ? value : undefined;
   return undefined;
 }

@@ -128,7 +128,7 @@ export function parseLawsuitFilters(query: Record<string, unknown>): LawsuitFilt
     const allowed = ALLOWED[name];
     const bad = allowed === undefined ? undefined : values.find((value) => !allowed.has(value));
     if (bad !== undefined) throw badRequest(`filter '${name}' has a value outside its list`);
-    filters[name] = new Set(values);
+    filters[name] = new Set(allowed === undefined ? values.map(filterName) : values);
   }
   filters.distributionDate = dateFilter(query, 'distributionDate');
   filters.distributionDateFinal = dateFilter(query, 'distributionDateFinal');
@@ -137,6 +137,15 @@ export function parseLawsuitFilters(query: Record<string, unknown>): LawsuitFilt
     throw badRequest("filter 'distributionDateFinal' is used only together with 'distributionDate'");
   }
   return filters;
+}
+
+/**
+ * A class or subject name as a filter names it: the spec writes filter values "without
+ * punctuation or accents" (vendor-api.md), so "ACAO TRABALHISTA - RITO ORDINARIO" is asked for
+ * as "ACAO TRABALHISTA RITO ORDINARIO". Both sides are compared in this form.
+ */
+function filterName(value: string): string {
+  return normaliseText(value.replace(/[^\p{L}\p{N}\s]/gu, ' '));
 }
 
 function matches(found: FoundLawsuit, f: LawsuitFilters): boolean {
@@ -156,8 +165,8 @@ function matches(found: FoundLawsuit, f: LawsuitFilters): boolean {
     (f.partPole === undefined || f.partPole.has(found.pole)) &&
     (f.lawsuitStatuses === undefined || f.lawsuitStatuses.has(r.statusPredictus.statusProcesso)) &&
     (f.lawsuitFields === undefined || f.lawsuitFields.has(r.statusPredictus.ramoDireito)) &&
-    (f.topics === undefined || r.assuntosCNJ.some((s) => f.topics?.has(s.titulo) === true)) &&
-    (f.lawsuitTypes === undefined || f.lawsuitTypes.has(r.classeProcessual.nome)) &&
+    (f.topics === undefined || r.assuntosCNJ.some((s) => f.topics?.has(filterName(s.titulo)) === true)) &&
+    (f.lawsuitTypes === undefined || f.lawsuitTypes.has(filterName(r.classeProcessual.nome))) &&
     (f.segment === undefined || (r.segmento !== undefined && f.segment.has(r.segmento))) &&
     (f.distributionDate === undefined || day >= f.distributionDate) &&
     (f.distributionDateFinal === undefined || day <= f.distributionDateFinal) &&

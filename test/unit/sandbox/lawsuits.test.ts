@@ -26,6 +26,7 @@ interface Lawsuit {
   dataDistribuicao: string;
   partes: Party[];
   movimentos: { indice: number; nomeOriginal: string[]; descricao?: string; anexos?: unknown[] }[];
+  classeProcessual: { nome: string };
   statusPredictus: { statusProcesso: string; ramoDireito: string };
 }
 interface Summary {
@@ -136,6 +137,31 @@ describe('GET /lawsuits/v2', () => {
     expect(future.body.data).toEqual([]);
   });
 
+  it('matches a class written with punctuation when the filter gives it without (the spec writes values so)', async () => {
+    let found: { taxId: string; lawsuit: Lawsuit } | undefined;
+    for (let i = 0; i < 40 && found === undefined; i += 1) {
+      const taxId = cpfFor('happy', i);
+      const { data } = (await call<Envelope<Lawsuit[]>>(sandbox, `/lawsuits/v2?taxId=${taxId}`)).body;
+      const lawsuit = data.find((l) => /[^A-Z0-9 ]/.test(l.classeProcessual.nome));
+      if (lawsuit !== undefined) found = { taxId, lawsuit };
+    }
+    if (found === undefined) throw new Error('no lawsuit whose class has punctuation among 40 tax ids');
+    const written = found.lawsuit.classeProcessual.nome
+      .replace(/[^A-Z0-9 ]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+    const filtered = await call<Envelope<Lawsuit[]>>(
+      sandbox,
+      `/lawsuits/v2?taxId=${found.taxId}&lawsuitTypes=${encodeURIComponent(`"${written}"`)}`,
+    );
+    expect(filtered.status).toBe(200);
+    const { lawsuit } = found;
+    expect(filtered.body.data.map((l) => l.numeroProcessoUnico)).toContain(lawsuit.numeroProcessoUnico);
+    expect(filtered.body.data.every((l) => l.classeProcessual.nome === lawsuit.classeProcessual.nome)).toBe(
+      true,
+    );
+  });
+
   it('answers 400 unless exactly one available search parameter is given', async () => {
     const taxId = richTaxId();
     for (const query of [
@@ -194,6 +220,15 @@ describe('GET /lawsuits-summary/v1', () => {
     );
     expect(none.body.data[0]).toEqual({ total: 0, totalByCourt: {}, totalByJustice: {}, totalByYear: {} });
     expect((await call(sandbox, '/lawsuits-summary/v1')).status).toBe(400);
+  });
+
+  it("answers the contract's sample tax id, 12345678909 (valid check digits)", async () => {
+    const { status, body } = await call<Envelope<Summary[]>>(
+      sandbox,
+      '/lawsuits-summary/v1?taxId=12345678909',
+    );
+    expect(status).toBe(200);
+    expect(body.data).toHaveLength(1);
   });
 });
 
