@@ -37,7 +37,7 @@ function searchValue(param: PartySearchParam, raw: string): string {
     return taxId;
   }
   const name = normaliseText(raw.replace(/^["']|["']$/g, ''));
-  if (name.length < 3) throw badRequest(`${param} must have at least 3 letters`);
+  if (name === '') throw badRequest(`${param} must not be empty`);
   return name;
 }
 

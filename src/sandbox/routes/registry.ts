@@ -32,7 +32,11 @@ function sintegraMode(query: unknown): SintegraMode {
     return { kind: 'cpf', cpf: value, uf: requiredUf(query) };
   }
   const value = stripMask(ie ?? '');
-  if (!/^\d{2,14}$/.test(value)) throw badRequest('ie must be a state registration number');
+  // The spec gives no format (27 state formats, some with letters, as SP's rural "P..."): the
+  // characters the service accepts.
+  if (!/^[0-9A-Z]{2,20}$/.test(value) || !/\d/.test(value)) {
+    throw badRequest('ie must be a state registration number');
+  }
   return { kind: 'ie', ie: value, uf: requiredUf(query) };
 }
 

@@ -86,6 +86,9 @@ describe('GET /lawsuits/v2', () => {
     expect(contains.body.data.every((l) => l.partes.some((p) => p.nome.includes('JOSE SOUZA')))).toBe(true);
     const exact = await call<Envelope<Lawsuit[]>>(sandbox, '/lawsuits/v2?exactPartName=JOSE%20SOUZA');
     expect(exact.body.data.every((l) => l.partes.some((p) => p.nome === 'JOSE SOUZA'))).toBe(true);
+    // A two-letter name is a name (the spec sets no minimum, nor does the service).
+    expect((await call(sandbox, '/lawsuits/v2?partName=LI')).status).toBe(200);
+    expect((await call(sandbox, '/lawsuits/v2?partName=%22%22')).status).toBe(400);
   });
 
   it('applies filters given quoted, bare, repeated or comma-separated', async () => {

@@ -72,6 +72,12 @@ describe('GET /receita-federal-and-sintegra', () => {
       inscricaoEstadual: '123456789',
       uf: 'SP',
     });
+    // São Paulo's rural producers' numbers start with a letter; the service accepts them too.
+    const rural = await call<Envelope<Sintegra>>(
+      sandbox,
+      '/receita-federal-and-sintegra?ie=P0112345678&uf=SP',
+    );
+    expect(rural.status).toBe(200);
   });
 
   it('answers an empty registration list by rule', async () => {
