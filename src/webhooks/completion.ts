@@ -10,7 +10,8 @@ import { withoutWebhookSecrets } from './signature.js';
  * Settles one search: claim it, fetch it from the vendor, and publish its final event once.
  *
  * Exactly once per search, across duplicate webhook calls and replicas:
- *  - the claim (SET NX with a TTL) lets one worker at a time past this point;
+ *  - the claim (SET NX with a TTL, renewed while the worker is at it) lets one worker at a
+ *    time past this point;
  *  - under the claim the search is read again: one finished meanwhile is gone, so a worker
  *    that read it before the finish publishes nothing;
  *  - publish, then finish (forget the search, set the done marker), then release.
@@ -74,6 +75,16 @@ export async function settleSearch(
   signal: AbortSignal,
 ): Promise<Settlement> {
   if (!(await deps.store.claim(requestId, deps.owner, deps.claimTtlMs))) return { kind: 'busy' };
+  // Held while this worker lives, however long the publish takes (kafkajs retries a send for
+  // much longer than the claim's TTL): a claim lapsing under a publish still under way would
+  // let another worker publish the same final event. A crash stops the renewals and the claim
+  // lapses as before.
+  const renewals = setInterval(() => {
+    deps.store.extend(requestId, deps.owner, deps.claimTtlMs).catch((error: unknown) => {
+      deps.logger.warn({ err: error, requestId }, 'could not renew a vehicle search claim');
+    });
+  }, deps.claimTtlMs / 3);
+  renewals.unref();
   try {
     const search = await deps.store.get(requestId);
     if (!search) return { kind: 'gone' };
@@ -84,6 +95,7 @@ export async function settleSearch(
     }
     return await settleClaimed(deps, search, via, signal);
   } finally {
+    clearInterval(renewals);
     await deps.store.release(requestId, deps.owner).catch((error: unknown) => {
       deps.logger.warn({ err: error, requestId }, 'could not release a vehicle search claim; it lapses');
     });

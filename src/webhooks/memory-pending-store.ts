@@ -61,6 +61,13 @@ class MemoryPendingStore implements PendingStore {
     return Promise.resolve(true);
   }
 
+  extend(requestId: string, owner: string, ttlMs: number): Promise<boolean> {
+    const held = this.#claims.get(requestId);
+    if (held?.owner !== owner || held.until <= this.now()) return Promise.resolve(false);
+    held.until = this.now() + ttlMs;
+    return Promise.resolve(true);
+  }
+
   release(requestId: string, owner: string): Promise<void> {
     if (this.#claims.get(requestId)?.owner === owner) this.#claims.delete(requestId);
     return Promise.resolve();

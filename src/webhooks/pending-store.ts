@@ -45,6 +45,8 @@ export interface PendingStore {
    * on vendor GETs, so that replayed calls cost no more than one GET per interval.
    */
   admitFetch(requestId: string, intervalMs: number): Promise<boolean>;
+  /** Holds the claim `ttlMs` longer, only if `owner` still holds it (false otherwise). */
+  extend(requestId: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Gives the claim back, only if `owner` still holds it. */
   release(requestId: string, owner: string): Promise<void>;
   /** Forgets the search and remembers it as done for `doneTtlMs` (for late webhook calls). */

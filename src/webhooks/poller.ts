@@ -118,6 +118,7 @@ export function wakingStore(store: PendingStore, dueAt: (at: number) => void): P
     get: (requestId) => store.get(requestId),
     takeDue: (now, limit, leaseMs) => store.takeDue(now, limit, leaseMs),
     claim: (requestId, owner, ttlMs) => store.claim(requestId, owner, ttlMs),
+    extend: (requestId, owner, ttlMs) => store.extend(requestId, owner, ttlMs),
     admitFetch: (requestId, intervalMs) => store.admitFetch(requestId, intervalMs),
     release: (requestId, owner) => store.release(requestId, owner),
     finish: (requestId, searchId, doneTtlMs) => store.finish(requestId, searchId, doneTtlMs),

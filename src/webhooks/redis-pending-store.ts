@@ -37,6 +37,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+// KEYS: claim. ARGV: owner, ttl ms.
+const EXTEND = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
 // KEYS: searches, due, done. ARGV: requestId, searchId, done ttl ms.
 const FINISH = `
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
@@ -96,6 +102,9 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
     },
     async admitFetch(requestId, intervalMs) {
       return (await redis.set(`${base}:webhook-fetch:${requestId}`, '1', 'PX', intervalMs, 'NX')) === 'OK';
+    },
+    async extend(requestId, owner, ttlMs) {
+      return (await redis.eval(EXTEND, 1, claimKey(requestId), owner, ttlMs)) === 1;
     },
     async release(requestId, owner) {
       await redis.eval(RELEASE, 1, claimKey(requestId), owner);

@@ -326,7 +326,12 @@ describe('redis pending store', () => {
     expect(await store.claim('r', 'b', 10_000)).toBe(false);
     await store.release('r', 'b');
     expect(await store.claim('r', 'b', 10_000)).toBe(false);
+    // Only the holder renews its claim.
+    expect(await store.extend('r', 'b', 60_000)).toBe(false);
+    expect(await store.extend('r', 'a', 60_000)).toBe(true);
+    expect(await redis.pttl(`{${prefix}}:claim:r`)).toBeGreaterThan(10_000);
     await store.release('r', 'a');
+    expect(await store.extend('r', 'a', 60_000)).toBe(false);
     await store.reschedule({ ...search, searchId: 'other', polls: 5 }, 0);
     expect(await store.get('r')).toEqual(search);
     await store.reschedule({ ...search, polls: 1 }, 200);

@@ -1,10 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Origin } from '../../../src/contract/envelopes.js';
 import { COMMIT_WAIT_MS, settleSearch } from '../../../src/webhooks/completion.js';
 import { decodeSearch, encodeSearch } from '../../../src/webhooks/pending-store.js';
 import { harness, pendingSearch } from './helpers.js';
 
 const signal = new AbortController().signal;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('settling a vehicle search', () => {
   it('publishes completed once with the request key and metadata, then forgets the search', async () => {
@@ -63,6 +67,31 @@ describe('settling a vehicle search', () => {
     expect(await settleSearch(deps, 'req-1', 'webhook', signal)).toEqual({ kind: 'busy' });
     expect(vendor.calls).toBe(0);
     expect(published).toHaveLength(0);
+  });
+
+  it('keeps its claim through a publish slower than the claim, so no other replica publishes too', async () => {
+    vi.useFakeTimers();
+    let landPublish: () => void = () => undefined;
+    const { deps, store, published, clock } = harness({ claimTtlMs: 3_000 });
+    const slowFirst: typeof deps.publish = (event, correlation) => {
+      published.push({ event, key: correlation.key });
+      return published.length === 1
+        ? new Promise<void>((resolve) => (landPublish = resolve))
+        : Promise.resolve();
+    };
+    await store.add(pendingSearch(), 0);
+    const first = settleSearch({ ...deps, publish: slowFirst }, 'req-1', 'webhook', signal);
+    while (published.length === 0) await vi.advanceTimersByTimeAsync(0);
+    // Twice the claim's TTL with the first publish still under way.
+    for (let step = 0; step < 6; step += 1) {
+      clock.now += 1_000;
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+    const other = { ...deps, owner: 'replica-b', publish: slowFirst };
+    expect(await settleSearch(other, 'req-1', 'poll', signal)).toEqual({ kind: 'busy' });
+    landPublish();
+    expect(await first).toEqual({ kind: 'published', status: 'completed' });
+    expect(published).toHaveLength(1);
   });
 
   it('finishes a search whose claimant crashed before publishing, once the claim lapses', async () => {
