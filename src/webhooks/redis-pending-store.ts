@@ -58,7 +58,6 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
   const base = `{${keyPrefix}}`;
   const searches = `${base}:searches`;
   const due = `${base}:due`;
-  const claimKey = (requestId: string): string => `${base}:claim:${requestId}`;
   const doneKey = (requestId: string): string => `${base}:done:${requestId}`;
   return {
     count: () => redis.zcard(due),
@@ -97,17 +96,9 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
         encodeSearch(search),
       );
     },
-    async claim(requestId, owner, ttlMs) {
-      return (await redis.set(claimKey(requestId), owner, 'PX', ttlMs, 'NX')) === 'OK';
-    },
+    ...claims(redis, base),
     async admitFetch(requestId, intervalMs) {
       return (await redis.set(`${base}:webhook-fetch:${requestId}`, '1', 'PX', intervalMs, 'NX')) === 'OK';
-    },
-    async extend(requestId, owner, ttlMs) {
-      return (await redis.eval(EXTEND, 1, claimKey(requestId), owner, ttlMs)) === 1;
-    },
-    async release(requestId, owner) {
-      await redis.eval(RELEASE, 1, claimKey(requestId), owner);
     },
     async finish(requestId, searchId, doneTtlMs) {
       await redis.eval(FINISH, 3, searches, due, doneKey(requestId), requestId, searchId, doneTtlMs);
@@ -117,5 +108,21 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
     },
     // The connection belongs to the composition root, which closes it.
     close: () => Promise.resolve(),
+  };
+}
+
+/** A search's claim: one worker at a time, renewed while it works, given back by its holder only. */
+function claims(redis: Redis, base: string): Pick<PendingStore, 'claim' | 'extend' | 'release'> {
+  const claimKey = (requestId: string): string => `${base}:claim:${requestId}`;
+  return {
+    async claim(requestId, owner, ttlMs) {
+      return (await redis.set(claimKey(requestId), owner, 'PX', ttlMs, 'NX')) === 'OK';
+    },
+    async extend(requestId, owner, ttlMs) {
+      return (await redis.eval(EXTEND, 1, claimKey(requestId), owner, ttlMs)) === 1;
+    },
+    async release(requestId, owner) {
+      await redis.eval(RELEASE, 1, claimKey(requestId), owner);
+    },
   };
 }
