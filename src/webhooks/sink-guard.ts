@@ -3,9 +3,10 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RejectReason } from './signature.js';
 
 /**
- * Bounds on the webhook sink, which anyone who can reach it may call: calls at once and calls
- * per second per replica (beyond them 503 / 429 with Retry-After, before any signature work),
- * and rejected calls counted and logged as one line a minute instead of one line each.
+ * Bounds on the webhook sink, which anyone who can reach it may call: signed calls at once and
+ * per second per replica (beyond them 503 / 429 with Retry-After; unsigned calls are refused
+ * before, and spend neither), and rejected calls counted and logged as one line a minute
+ * instead of one line each.
  */
 export interface SinkLimits {
   maxConcurrent: number;

@@ -70,6 +70,14 @@ async function handleCall(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
+  // The signature first (an HMAC: microseconds): calls without one are refused without
+  // spending the rate and concurrency the vendor's own calls need.
+  const now = (deps.now ?? Date.now)();
+  const verified = verifyWebhook(deps.secret, request.headers, { now, maxAgeMs: deps.signatureMaxAgeMs });
+  if (!verified.ok) {
+    deps.guard.rejected(verified.reason);
+    return reply.code(401).send({ status: 'unauthorized' });
+  }
   const admission = await deps.guard.admit();
   if (!admission.ok) {
     return reply
@@ -78,12 +86,6 @@ async function handleCall(
       .send({ status: 'busy' });
   }
   try {
-    const now = (deps.now ?? Date.now)();
-    const verified = verifyWebhook(deps.secret, request.headers, { now, maxAgeMs: deps.signatureMaxAgeMs });
-    if (!verified.ok) {
-      deps.guard.rejected(verified.reason);
-      return await reply.code(401).send({ status: 'unauthorized' });
-    }
     if (!deps.accepting()) return await reply.code(503).send({ status: 'stopping' });
     const answer = await answerFor(deps, verified.requestId);
     return await reply.code(answer.code).send({ status: answer.status });

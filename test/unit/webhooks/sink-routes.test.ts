@@ -208,7 +208,20 @@ describe('webhook sink', () => {
     expect(JSON.parse(rejections[0]!)).toMatchObject({ rejected: { missing: 1 } });
   });
 
-  it('answers 429 with Retry-After beyond its rate, before checking signatures', async () => {
+  it('lets no flood of unsigned calls spend the rate that signed calls need', async () => {
+    const { app, published } = await sink({}, pendingSearch(), {
+      limits: { maxConcurrent: 64, ratePerSecond: 3 },
+    });
+    for (let call = 0; call < 10; call++) {
+      const reply = await app.inject({ method: 'POST', url: WEBHOOK_PATH, headers: { 'x-other': '1' } });
+      expect(reply.statusCode).toBe(401);
+    }
+    const signedCall = await app.inject({ method: 'POST', url: WEBHOOK_PATH, headers: signed('req-1') });
+    expect(signedCall.statusCode).toBe(200);
+    expect(published).toHaveLength(1);
+  });
+
+  it('answers 429 with Retry-After beyond its rate of signed calls', async () => {
     const { app, vendor } = await sink({}, pendingSearch(), {
       limits: { maxConcurrent: 64, ratePerSecond: 3 },
     });
