@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { collectMatches, readOne } from '../audit/collect.js';
+import { readOne } from '../audit/collect.js';
 import { AuditError } from '../audit/errors.js';
 import { member, type DecodedRecord } from '../audit/records.js';
-import { namesOf } from '../audit/scan.js';
+import { namesOf, scan, type AuditContext } from '../audit/scan.js';
 import { OPERATIONS } from '../contract/operations.js';
 import { ERROR_KINDS } from '../errors.js';
 import { requireOperator, roleOf } from './auth.js';
@@ -17,6 +17,8 @@ import { QUERY_FIELDS, queryString, readQuery, toCriteria, type DeadLetterQuery 
  * read once and kept a minute, so paging does not read it again.
  */
 export const PAGE_SIZE = 50;
+/** Rows a window lists at most, the newest: a narrower window shows the older ones. */
+export const LISTED_AT_MOST = 10_000;
 const CACHE_MS = 60_000;
 
 export interface DeadLetterRow {
@@ -50,15 +52,15 @@ export function rowOf(record: DecodedRecord): DeadLetterRow {
 }
 
 export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): void {
-  const cache = new Map<string, { rows: DeadLetterRow[]; at: number }>();
-  const list = async (query: DeadLetterQuery): Promise<DeadLetterRow[]> => {
+  const cache = new Map<string, { rows: DeadLetterRow[]; matched: number; at: number }>();
+  const list = async (query: DeadLetterQuery): Promise<{ rows: DeadLetterRow[]; matched: number }> => {
     const key = queryString(query);
     const hit = cache.get(key);
-    if (hit && deps.now().getTime() - hit.at < CACHE_MS) return hit.rows;
-    const rows = (await readDeadLetters(deps, query)).map(rowOf).reverse();
+    if (hit && deps.now().getTime() - hit.at < CACHE_MS) return hit;
+    const listed = await readDeadLetterRows(deps.audit(), query);
     for (const [k, v] of cache) if (deps.now().getTime() - v.at >= CACHE_MS) cache.delete(k);
-    cache.set(key, { rows, at: deps.now().getTime() });
-    return rows;
+    cache.set(key, { ...listed, at: deps.now().getTime() });
+    return listed;
   };
   scope.get<{ Querystring: Record<string, string> }>('/dead-letters', async (request, reply) => {
     const query = readQuery(request.query, deps.now());
@@ -72,16 +74,17 @@ export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): 
       queryString,
     };
     try {
-      const rows = await list(query);
+      const { rows, matched } = await list(query);
       const shown = rows.slice((pageNo - 1) * PAGE_SIZE, pageNo * PAGE_SIZE);
       return await page(request, reply, 'dead-letters', {
         ...view,
         rows: shown,
         total: rows.length,
+        matched,
         error: undefined,
       });
     } catch (error) {
-      return failed(request, reply, 'dead-letters', { ...view, rows: [], total: 0 }, error);
+      return failed(request, reply, 'dead-letters', { ...view, rows: [], total: 0, matched: 0 }, error);
     }
   });
   scope.get<{ Params: { partition: string; offset: string } }>(
@@ -109,19 +112,49 @@ export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): 
   );
 }
 
-async function readDeadLetters(deps: ConsoleDeps, query: DeadLetterQuery): Promise<DecodedRecord[]> {
+/** The newest `atMost` of the rows added, kept in bounded memory, and how many were added. */
+export class NewestRows {
+  private rows: DeadLetterRow[] = [];
+  matched = 0;
+
+  constructor(private readonly atMost: number) {}
+
+  add(row: DeadLetterRow): void {
+    this.matched += 1;
+    this.rows.push(row);
+    if (this.rows.length >= 2 * this.atMost) this.rows = this.newestFirst();
+  }
+
+  newestFirst(): DeadLetterRow[] {
+    return this.rows.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, this.atMost);
+  }
+}
+
+/**
+ * The window's dead letters as rows, newest first, at most LISTED_AT_MOST of them, and how many
+ * matched. Each is made a row as it is read and its message dropped: a wide window (any user
+ * may ask for years) costs the replica a scan, never the memory of every dead letter in it.
+ */
+async function readDeadLetterRows(
+  ctx: AuditContext,
+  query: DeadLetterQuery,
+): Promise<{ rows: DeadLetterRow[]; matched: number }> {
   const { window, filter } = toCriteria(query);
+  const kept = new NewestRows(LISTED_AT_MOST);
   try {
-    const { records } = await collectMatches(deps.audit(), {
+    await scan(ctx, {
       selection: { kinds: ['errors'] },
       window,
       filter,
+      onMatch: (record) => {
+        kept.add(rowOf(record));
+        return Promise.resolve();
+      },
     });
-    return records;
   } catch (error) {
-    if (error instanceof AuditError && error.code === 'EMPTY_WINDOW') return [];
-    throw error;
+    if (!(error instanceof AuditError && error.code === 'EMPTY_WINDOW')) throw error;
   }
+  return { rows: kept.newestFirst(), matched: kept.matched };
 }
 
 async function showOne(
