@@ -78,5 +78,10 @@ export const PERSONAL_FIELDS: ReadonlySet<string> = new Set(
     'contacts',
     'urlComprovante',
     'urlProcesso',
+    // Free text that names people: a movement's description, a registry's remarks; and the
+    // number of an address or of a lawyer's registration.
+    'descricao',
+    'observacao',
+    'numero',
   ].map((key) => key.toLowerCase()),
 );

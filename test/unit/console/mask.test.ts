@@ -41,6 +41,7 @@ describe('maskValue', () => {
         data: [
           {
             partes: [{ nome: 'Maria Silva', partName: 'MARIA SILVA', polo: 'ATIVO' }],
+            movimentos: [{ indice: 1, descricao: 'Citada MARIA SILVA no endereço' }],
             razaoSocial: 'Silva Comercio Ltda',
             birthdate: '1980-01-02',
             mothersName: 'Ana Silva',
@@ -53,6 +54,7 @@ describe('maskValue', () => {
         data: [
           {
             partes: [{ nome: '[masked]', partName: '[masked]', polo: 'ATIVO' }],
+            movimentos: [{ indice: 1, descricao: '[masked]' }],
             razaoSocial: '[masked]',
             birthdate: '[masked]',
             mothersName: '[masked]',
