@@ -165,7 +165,7 @@ const envSchema = z.object({
   /** How the vendor calls the sink back (vendor-api.md, "POST /vehicles-async/v3"). The sink accepts all four. */
   WEBHOOK_METHOD: z.enum(WEBHOOK_METHODS).default('POST'),
   /** One webhook-driven vendor GET per search per interval: replayed calls cost nothing more. */
-  WEBHOOK_FETCH_INTERVAL_MS: int(0, 10_000),
+  WEBHOOK_FETCH_INTERVAL_MS: int(1, 10_000),
   /** Webhook calls handled at once per replica; more get 503. */
   WEBHOOK_MAX_CONCURRENT: int(1, 32),
   /** Webhook calls per second per replica; more get 429. */

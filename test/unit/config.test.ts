@@ -43,6 +43,8 @@ describe('loadConfig', () => {
     [{ RESULT_MAX_BYTES: String(4 * 1024 * 1024) }, /^RESULT_MAX_BYTES: must leave room for headers/],
     [{ VENDOR_RATE_PER_SECOND: '0' }, /^VENDOR_RATE_PER_SECOND: /],
     [{ VENDOR_CONNECTIONS: '2000' }, /^VENDOR_CONNECTIONS: /],
+    // 0 would be no gate at all in memory, and a refused PX 0 in Redis (every webhook a 503).
+    [{ WEBHOOK_FETCH_INTERVAL_MS: '0' }, /^WEBHOOK_FETCH_INTERVAL_MS: /],
     [{ VENDOR_BASE_URL: 'https://api.vendor.example/?tenant=1' }, /^VENDOR_BASE_URL: must be an absolute/],
     [
       { VENDOR_API_KEY: 'secret-key\n' },
