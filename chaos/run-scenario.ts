@@ -165,6 +165,19 @@ async function driveFault(
   return { kills, faultEnd };
 }
 
+/**
+ * The contract's rule for one requestId: every request message (each upstream copy too) yields
+ * exactly one outcome, a result or a dead letter. Fewer is a loss, more a duplicate, whichever
+ * topics they are on.
+ */
+export function verdictOf(
+  tally: { copies: number; outcomes: number },
+  acked: boolean,
+): { expected: number; lost: boolean; duplicated: boolean } {
+  const expected = Math.max(tally.copies, acked ? 1 : 0);
+  return { expected, lost: tally.outcomes < expected, duplicated: tally.outcomes > expected };
+}
+
 function outcomesSoFar(observer: OutcomeObserver): number {
   let count = 0;
   for (const tally of observer.byRequest.values()) count += tally.outcomes;
@@ -197,10 +210,10 @@ async function count(scenario: Scenario, c: Counted): Promise<ScenarioResult> {
   const ids = new Set([...acked, ...c.observer.byRequest.keys()]);
   for (const id of ids) {
     const tally = c.observer.byRequest.get(id) ?? { copies: 0, outcomes: 0, deadLetters: 0 };
-    const expected = Math.max(tally.copies, acked.has(id) ? 1 : 0);
-    if (tally.outcomes === 0) lost.push(id);
+    const verdict = verdictOf(tally, acked.has(id));
+    if (verdict.lost) lost.push(`${id}: ${tally.outcomes} of ${verdict.expected}`);
+    if (verdict.duplicated) duplicated.push(`${id}×${tally.outcomes}`);
     if (tally.deadLetters > 0) deadLettered += 1;
-    else if (tally.outcomes > expected) duplicated.push(`${id}×${tally.outcomes}`);
     const taxId = taxIds.get(id);
     if (taxId !== undefined) extraBillable += Math.max(0, (billed[fingerprintOf(OPERATION, taxId)] ?? 0) - 1);
     const sentAt = ackedAt.get(id);
