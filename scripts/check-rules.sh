@@ -10,3 +10,4 @@ promtool_bin="$(go env GOPATH)/bin/promtool"
 [[ -x "$promtool_bin" ]] ||
   go install -tags remove_all_sd "github.com/prometheus/prometheus/cmd/promtool@${PROMETHEUS_VERSION}"
 "$promtool_bin" check rules helm/verification-gateway/files/alerts.rules.yaml
+"$promtool_bin" test rules test/alerts/alerts.test.yaml
