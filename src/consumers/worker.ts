@@ -166,13 +166,12 @@ export class Worker {
       return;
     }
     state.tracker.complete(message.offset, await this.records(job, outcome));
-    state.onCommitted(message.offset, this.commitWatcher(state.operation, message, trace));
-    this.deps.onCompleted?.(state, Date.now() - job.startedAt);
-    this.deps.metrics?.outcome(
-      state.operation,
-      outcome.kind,
-      outcome.kind === 'result' ? outcome.result.status : outcome.error.error.kind,
+    const status = outcome.kind === 'result' ? outcome.result.status : outcome.error.error.kind;
+    state.onCommitted(
+      message.offset,
+      this.commitWatcher(state.operation, message, trace, { kind: outcome.kind, status }),
     );
+    this.deps.onCompleted?.(state, Date.now() - job.startedAt);
     if (outcome.kind === 'error')
       log.warn(
         { requestId: outcome.error.requestId, kind: outcome.error.error.kind },
@@ -212,12 +211,16 @@ export class Worker {
     operation: Operation,
     message: KafkaMessage,
     trace: RequestTrace | undefined,
+    outcome: { kind: 'result' | 'error'; status: string },
   ): ((commitStartedAt: number) => void) | undefined {
-    const endToEnd = this.deps.metrics?.endToEnd?.bind(this.deps.metrics);
-    if (!endToEnd && !trace) return undefined;
+    const { metrics } = this.deps;
+    if (!metrics && !trace) return undefined;
     const timestamp = Number(message.timestamp);
     return (commitStartedAt) => {
-      endToEnd?.(operation, Math.max(0, Date.now() - timestamp) / 1000);
+      // Counted once committed: an outcome whose commit a rebalance lost is made again by the
+      // partition's next owner (the paid outcome reused), and counted there.
+      metrics?.outcome(operation, outcome.kind, outcome.status);
+      metrics?.endToEnd?.(operation, Math.max(0, Date.now() - timestamp) / 1000);
       trace?.committed(commitStartedAt);
     };
   }

@@ -16,7 +16,7 @@ type RequestRecorders = Pick<
 export function requestRecorders(make: MetricFactory): RequestRecorders {
   const outcomes = make.counter(
     'verification_outcomes_total',
-    'Requests that reached an outcome, by operation, kind (result or error) and status or error kind',
+    'Requests whose outcome was committed, by operation, kind (result or error) and status or error kind',
     ['operation', 'kind', 'status'],
   );
   const committed = make.counter(

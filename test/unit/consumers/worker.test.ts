@@ -152,6 +152,11 @@ describe('Worker', () => {
     expect(prefix?.outputs.map((r) => r.topic)).toEqual([topics.errors, topics.errors]);
     const letters = prefix?.outputs.map((r) => JSON.parse(r.value.toString()) as { error: { kind: string } });
     expect(letters?.map((l) => l.error.kind)).toEqual(['invalid_request', 'invalid_request']);
+    // Counted once committed, not when reached: a commit a rebalance loses is made again, and
+    // counted, by the partition's next owner.
+    expect(outcome).not.toHaveBeenCalled();
+    state.committed(prefix?.nextOffset ?? '0', Date.now());
+    expect(outcome).toHaveBeenCalledTimes(2);
     expect(outcome).toHaveBeenCalledWith('lawsuits-summary', 'error', 'invalid_request');
   });
 
