@@ -98,6 +98,9 @@ export class QuotaAcquirer {
         continue;
       }
       if (admission.kind === 'spend-cap') {
+        // The store's count, so that a replica restarted in a capped hour reports the cap's
+        // calls too, not 0 (the spend-cap gauge and its alert).
+        this.noteStarted(admission.started);
         this.announceSpendCap(admission.resumeAt);
         await sleeper.until(now() + admission.waitMs, signal);
         continue;
