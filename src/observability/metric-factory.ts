@@ -25,7 +25,7 @@ export interface MetricFactory {
   ): Gauge<L>;
 }
 
-const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+export const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export function metricFactory(registry: Registry): MetricFactory {
   const registers = [registry];

@@ -1,6 +1,6 @@
 import type { Counter } from 'prom-client';
 import { OPERATIONS } from '../contract/operations.js';
-import type { MetricFactory } from './metric-factory.js';
+import { SECONDS_BUCKETS, type MetricFactory } from './metric-factory.js';
 import type { ServiceMetrics } from './metrics.js';
 
 /**
@@ -27,6 +27,8 @@ export function requestRecorders(make: MetricFactory): RequestRecorders {
     'verification_end_to_end_seconds',
     "From a request's Kafka timestamp to the commit of its outcome",
     ['operation'],
+    // A backlog, a breaker's pause or a spent hourly cap hold requests for an hour or more.
+    [...SECONDS_BUCKETS, 900, 3600, 14_400, 86_400],
   );
   const rebalances = make.counter(
     'verification_consumer_rebalances_total',
@@ -72,7 +74,8 @@ export function vendorRecorders(make: MetricFactory): VendorRecorders {
     'verification_vendor_call_seconds',
     'Vendor call attempts by operation and outcome (result status or error kind)',
     ['operation', 'outcome'],
-    [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+    // Past VENDOR_TIMEOUT_MS' default (30 s), so that a timed-out attempt is not lost in +Inf.
+    [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 45, 60, 120],
   );
   const rateLimited = make.counter(
     'verification_vendor_rate_limited_total',
@@ -117,6 +120,8 @@ function limiterFamilies(make: MetricFactory) {
     'verification_limiter_wait_seconds',
     'Time a call waited for a concurrency and quota slot, and for its requestId to be reserved (asked for meanwhile)',
     ['operation'],
+    // A spent hourly cap holds calls until the next hour.
+    [...SECONDS_BUCKETS, 900, 3600],
   );
   const callsStarted = make.counter(
     'verification_vendor_calls_started_total',
