@@ -2,6 +2,13 @@ import type { Operation } from '../contract/operations.js';
 import type { OutputRecord } from '../producers/output-records.js';
 import { OffsetTracker, type DrainedPrefix } from './offset-tracker.js';
 
+/** What waits on one offset's commit: its metrics and its request span. */
+export interface CommitWatcher {
+  committed(commitStartedAt: number): void;
+  /** The partition was revoked before the offset was committed here. */
+  revoked(): void;
+}
+
 /** What the runtime holds for one assigned request partition. */
 export class PartitionState {
   readonly id: string;
@@ -30,8 +37,11 @@ export class PartitionState {
   /** A drained prefix whose commit failed and is tried again. */
   carry: DrainedPrefix<OutputRecord> | undefined;
   private revokedFlag = false;
-  /** Called once the offset they wait for is committed (metrics, traces); not in offset order. */
-  private watchers: { offset: bigint; onCommitted: (commitStartedAt: number) => void }[] = [];
+  /**
+   * Told once the offset they wait for is committed (metrics, traces), not in offset order; or
+   * that it never will be here, when the partition is revoked first.
+   */
+  private watchers: { offset: bigint; watcher: CommitWatcher }[] = [];
 
   constructor(
     readonly topic: string,
@@ -46,8 +56,8 @@ export class PartitionState {
     return this.revokedFlag;
   }
 
-  onCommitted(offset: string, watcher: ((commitStartedAt: number) => void) | undefined): void {
-    if (watcher) this.watchers.push({ offset: BigInt(offset), onCommitted: watcher });
+  onCommitted(offset: string, watcher: CommitWatcher | undefined): void {
+    if (watcher) this.watchers.push({ offset: BigInt(offset), watcher });
   }
 
   /** The transaction committing offsets below `nextOffset`, started at `startedAt`, succeeded. */
@@ -56,15 +66,18 @@ export class PartitionState {
     if (this.watchers.length === 0) return;
     const next = BigInt(nextOffset);
     const waiting: typeof this.watchers = [];
-    for (const watcher of this.watchers) {
-      if (watcher.offset < next) watcher.onCommitted(startedAt);
-      else waiting.push(watcher);
+    for (const entry of this.watchers) {
+      if (entry.offset < next) entry.watcher.committed(startedAt);
+      else waiting.push(entry);
     }
     this.watchers = waiting;
   }
 
   markRevoked(): void {
     this.revokedFlag = true;
+    const never = this.watchers;
+    this.watchers = [];
+    for (const { watcher } of never) watcher.revoked();
   }
 
   /** The prefix to commit now: a failed one first, merged with what completed since. */

@@ -15,7 +15,7 @@ import type { BreakerPauses } from './breaker-pauses.js';
 import { ChildSignals } from './child-signals.js';
 import { MAX_COMMIT_FAILURES } from './commit-loop.js';
 import type { KeyScheduler } from './key-scheduler.js';
-import type { PartitionState } from './partition-state.js';
+import type { CommitWatcher, PartitionState } from './partition-state.js';
 import type { Partitions } from './partitions.js';
 import type { PauseControl } from './pause-control.js';
 import type { TakeWindow } from './take-window.js';
@@ -115,7 +115,10 @@ export class Worker {
   async work(state: PartitionState, message: KafkaMessage): Promise<void> {
     const job = this.job(state, message);
     for (let failures = 0; ; failures += 1) {
-      if (state.isRevoked()) return;
+      if (state.isRevoked()) {
+        job.trace?.abandon('revoked');
+        return;
+      }
       try {
         await this.attempt(job);
         return;
@@ -212,16 +215,19 @@ export class Worker {
     message: KafkaMessage,
     trace: RequestTrace | undefined,
     outcome: { kind: 'result' | 'error'; status: string },
-  ): ((commitStartedAt: number) => void) | undefined {
+  ): CommitWatcher | undefined {
     const { metrics } = this.deps;
     if (!metrics && !trace) return undefined;
     const timestamp = Number(message.timestamp);
-    return (commitStartedAt) => {
-      // Counted once committed: an outcome whose commit a rebalance lost is made again by the
-      // partition's next owner (the paid outcome reused), and counted there.
-      metrics?.outcome(operation, outcome.kind, outcome.status);
-      metrics?.endToEnd?.(operation, Math.max(0, Date.now() - timestamp) / 1000);
-      trace?.committed(commitStartedAt);
+    return {
+      committed: (commitStartedAt) => {
+        // Counted once committed: an outcome whose commit a rebalance lost is made again by
+        // the partition's next owner (the paid outcome reused), and counted there.
+        metrics?.outcome(operation, outcome.kind, outcome.status);
+        metrics?.endToEnd?.(operation, Math.max(0, Date.now() - timestamp) / 1000);
+        trace?.committed(commitStartedAt);
+      },
+      revoked: () => trace?.abandon('revoked'),
     };
   }
 }
