@@ -208,6 +208,8 @@ async function deliver(session: Session, batch: Batch): Promise<void> {
     try {
       await options.onRecord(toRawRecord(batch.topic, batch.partition, message));
       state.delivered += 1;
+      // Progress too: a slow reader of the output (a pager, a redrive's sends) is no stall.
+      session.touch();
     } catch (error) {
       session.finish(error);
       return;

@@ -99,18 +99,29 @@ function depsWith(consumer: FakeConsumer): ReaderDeps {
   };
 }
 
-async function read(consumer: FakeConsumer): Promise<{ records: RawRecord[]; delivered: number }> {
+async function read(
+  consumer: FakeConsumer,
+  output: { idleTimeoutMs: number; writeMs: number } = { idleTimeoutMs: 2_000, writeMs: 0 },
+): Promise<{ records: RawRecord[]; delivered: number }> {
   const records: RawRecord[] = [];
   const summary = await readRanges(depsWith(consumer), {
     ranges: [{ topic: TOPIC, partition: 0, start: 3, end: END }],
-    onRecord: (record) => {
+    onRecord: async (record) => {
       records.push(record);
-      return Promise.resolve();
+      if (output.writeMs > 0) await new Promise((resolve) => setTimeout(resolve, output.writeMs));
     },
-    idleTimeoutMs: 2_000,
+    idleTimeoutMs: output.idleTimeoutMs,
   });
   return { records, delivered: summary.delivered };
 }
+
+describe('readRanges with a slow reader of its output', () => {
+  it('reads to the end though the whole batch takes longer to write than the idle timeout', async () => {
+    // Seven records at 40 ms each: 280 ms in one batch, against a 100 ms idle timeout.
+    const { records } = await read(new FakeConsumer([]), { idleTimeoutMs: 100, writeMs: 40 });
+    expect(records.map((r) => r.offset)).toEqual(['3', '4', '5', '6', '7', '8', '9']);
+  });
+});
 
 describe('readRanges when the consumer crashes', () => {
   it('reads the whole range once after a retriable crash in the first join', async () => {
