@@ -57,6 +57,7 @@ export async function measure(
   const { prefix, topics } = await freshTopics(admin, scenario, system);
   let sandbox: Started | undefined;
   let target: Started | undefined;
+  let counter: OutcomeCounter | undefined;
   try {
     const publishSeconds = await publishRequests(
       kafka,
@@ -64,14 +65,15 @@ export async function measure(
       scenario.requests,
     );
     sandbox = await startSandbox(scenario.sandbox);
+    // Joined before the system starts: its first outcome opens the measured span, and none is
+    // counted that was made before the span began.
+    counter = await startCounter(kafka, topics);
     target = await startSystem(system, scenario, prefix, options.extraEnv ?? {});
     const pid = target.child.pid ?? 0;
     const sandboxPid = sandbox.child.pid ?? 0;
     const others = stackPids();
     const capMs = system === 'baseline' ? scenario.baselineCapMs : (scenario.serviceCapMs ?? SERVICE_CAP_MS);
-    const counted = await countOutcomes(
-      kafka,
-      topics,
+    const counted = await counter.count(
       { expected: scenario.requests, capMs },
       {
         cpu: () => ({
@@ -86,6 +88,7 @@ export async function measure(
     const measured = figures(system, scenario, counted, peakRssMiB(pid), await vendorCounters());
     return { ...measured, publishSeconds: round(publishSeconds) };
   } finally {
+    await counter?.stop();
     if (target) await stop(target);
     if (sandbox) await stop(sandbox);
     await dropRun(admin, prefix);
@@ -209,17 +212,23 @@ export function ownCpuSeconds(): number {
   return (usage.user + usage.system) / 1e6;
 }
 
+/** Counts a run's committed outcomes; joined to its topics before the system starts. */
+interface OutcomeCounter {
+  count(
+    target: { expected: number; capMs: number },
+    sampling: { cpu: () => Record<string, number>; probe: RunProbe | undefined },
+  ): Promise<Counted>;
+  stop(): Promise<void>;
+}
+
 /**
  * Counts committed outcomes from the first to the last, CPU sampled over the same span. Counted
  * by distinct offset (a redelivery to this counter after its own rebalance is not an outcome)
  * and by distinct requestId (two outcomes of one request are a duplicate of the system's).
+ * Started, and its group joined, before the system: the first outcome it sees is the system's
+ * first, and opens the span.
  */
-async function countOutcomes(
-  kafka: Kafka,
-  topics: TopicNames,
-  { expected, capMs }: { expected: number; capMs: number },
-  { cpu, probe }: { cpu: () => Record<string, number>; probe: RunProbe | undefined },
-): Promise<Counted> {
+async function startCounter(kafka: Kafka, topics: TopicNames): Promise<OutcomeCounter> {
   const consumer = kafka.consumer({
     groupId: `${topics.errors}.counter`,
     readUncommitted: false,
@@ -232,13 +241,23 @@ async function countOutcomes(
   });
   const offsets = new Set<string>();
   const requestIds = new Set<string>();
-  const span = { first: 0, last: 0, cpuAtFirst: {} as Record<string, number> };
+  const span = { first: 0, last: 0, cpuAtFirst: undefined as Record<string, number> | undefined };
+  // Set by count(), once the system is up; an outcome before that opens the span all the same.
+  let sampling: { cpu: () => Record<string, number>; probe: RunProbe | undefined } | undefined;
+  const joined = new Promise<void>((resolve) => {
+    const off = consumer.on(consumer.events.GROUP_JOIN, () => {
+      off();
+      resolve();
+    });
+  });
   await consumer.run({
     eachBatch: async ({ batch }) => {
       if (span.first === 0 && batch.messages.length > 0) {
         span.first = Date.now();
-        span.cpuAtFirst = cpu();
-        await probe?.first();
+        if (sampling) {
+          span.cpuAtFirst = sampling.cpu();
+          await sampling.probe?.first();
+        }
       }
       for (const message of batch.messages) {
         offsets.add(`${batch.topic}/${batch.partition}/${message.offset}`);
@@ -248,21 +267,40 @@ async function countOutcomes(
       await Promise.resolve();
     },
   });
-  const deadline = Date.now() + capMs + 120_000;
-  const capped = (): boolean => span.first !== 0 && Date.now() - span.first >= capMs;
-  while (requestIds.size < expected && Date.now() < deadline && !capped()) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    if (span.first !== 0) probe?.tick();
-  }
-  const cpuAtLast = cpu();
-  await consumer.disconnect();
-  const seconds = Math.max(0.001, (span.last - span.first) / 1000);
+  await joined;
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await consumer.disconnect();
+  };
   return {
-    outcomes: offsets.size,
-    requests: requestIds.size,
-    seconds,
-    cpu: coresUsed(span.cpuAtFirst, cpuAtLast, seconds),
-    ...(probe ? { probe: await probe.last(seconds) } : {}),
+    stop,
+    async count({ expected, capMs }, given) {
+      sampling = given;
+      const { cpu, probe } = given;
+      if (span.first !== 0 && span.cpuAtFirst === undefined) {
+        // The system answered while it was still saying it had started: a few ms late.
+        span.cpuAtFirst = cpu();
+        await probe?.first();
+      }
+      const deadline = Date.now() + capMs + 120_000;
+      const capped = (): boolean => span.first !== 0 && Date.now() - span.first >= capMs;
+      while (requestIds.size < expected && Date.now() < deadline && !capped()) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        if (span.first !== 0) probe?.tick();
+      }
+      const cpuAtLast = cpu();
+      await stop();
+      const seconds = Math.max(0.001, (span.last - span.first) / 1000);
+      return {
+        outcomes: offsets.size,
+        requests: requestIds.size,
+        seconds,
+        cpu: coresUsed(span.cpuAtFirst ?? cpuAtLast, cpuAtLast, seconds),
+        ...(probe ? { probe: await probe.last(seconds) } : {}),
+      };
+    },
   };
 }
 
