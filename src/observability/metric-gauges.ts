@@ -2,6 +2,7 @@ import { OPERATIONS } from '../contract/operations.js';
 import type { BreakerState } from '../consumers/circuit-breaker.js';
 import type { MetricFactory } from './metric-factory.js';
 import type { MetricSources } from './metrics.js';
+import { within } from '../within.js';
 
 /** Gauges of state held elsewhere, read from the attached sources at scrape time. */
 
@@ -101,7 +102,7 @@ export function webhookGauges(make: MetricFactory, sources: () => MetricSources)
       // Read from Redis at scrape time. prom-client collects every metric together, so a read
       // that fails or hangs (Redis down) would fail the whole scrape, every other series with
       // it, just when an outage needs them: the last value stays instead.
-      const value = await withinMs(count(), SCRAPE_READ_MS).catch(() => undefined);
+      const value = await within(count(), SCRAPE_READ_MS).catch(() => undefined);
       if (value !== undefined) g.set(value);
     },
   );
@@ -109,15 +110,3 @@ export function webhookGauges(make: MetricFactory, sources: () => MetricSources)
 
 /** How long a scrape waits for a value read from Redis before keeping the last one. */
 const SCRAPE_READ_MS = 1_000;
-
-function withinMs<T>(value: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`no answer within ${ms} ms`));
-    }, ms);
-  });
-  return Promise.race([value, late]).finally(() => {
-    clearTimeout(timer);
-  });
-}

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { within } from '../within.js';
 
 /**
  * Readiness of the dependencies (broker, registry, Redis) for /readyz. Each is checked in the
@@ -68,14 +69,8 @@ export class Readiness {
   }
 
   private async runOne(dependency: DependencyCheck, state: CheckState): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(new Error(`no answer within ${this.settings.timeoutMs} ms`));
-      }, this.settings.timeoutMs);
-    });
     try {
-      await Promise.race([dependency.check(), timeout]);
+      await within(dependency.check(), this.settings.timeoutMs);
       if (!state.ok) this.logger.info({ dependency: dependency.name }, 'dependency answers again; ready');
       state.ok = true;
     } catch (error) {
@@ -84,8 +79,6 @@ export class Readiness {
         this.logger.warn({ dependency: dependency.name, reason }, 'dependency does not answer; not ready');
       }
       state.ok = false;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { within } from '../within.js';
 
 /**
  * The service's Redis connection. ioredis prints "Unhandled error event" to stderr for an
@@ -25,19 +26,11 @@ export function createRedisClient(url: string, logger: Logger, options: RedisOpt
 
 /** Start-up check: fails with a message naming REDIS_URL when Redis does not answer. */
 export async function checkRedis(redis: Redis, timeoutMs = 10_000): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-  });
   try {
-    await Promise.race([redis.ping(), timeout]);
+    await within(redis.ping(), timeoutMs);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`REDIS_URL: Redis does not answer (${reason})`, { cause: withoutCommandArgs(error) });
-  } finally {
-    clearTimeout(timer);
   }
 }
 

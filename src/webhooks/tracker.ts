@@ -7,6 +7,7 @@ import type { CreatedSearch } from '../handlers/index.js';
 import type { ScheduleLimiter, Slot } from '../limits/types.js';
 import type { VendorClient } from '../vendor-api/client.js';
 import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-async.js';
+import { within } from '../within.js';
 import { nextPollAt, type PollSchedule } from './backoff.js';
 import { settleSearch, type CompletionDeps } from './completion.js';
 import type { EventPublisher } from './event-publisher.js';
@@ -202,7 +203,8 @@ function completionDeps(deps: TrackerDeps, schedule: PollSchedule, now: () => nu
   return {
     store: deps.store,
     fetchSearch,
-    isRequestCommitted: (origin) => within(deps.isRequestCommitted(origin), checkMs, 'commit check'),
+    isRequestCommitted: (origin) =>
+      within(deps.isRequestCommitted(origin), checkMs, `commit check timed out after ${String(checkMs)} ms`),
     publish: (event, correlation) => deps.publisher.publish(event, correlation),
     schedule,
     claimTtlMs: settings.claimTtlMs,
@@ -251,21 +253,6 @@ async function recordSearch(
       );
       await sleep(100 * 2 ** attempt, undefined, { signal });
     }
-  }
-}
-
-/** `promise`, or a rejection once `ms` have passed (the work itself is not cancelled). */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  const timer = new AbortController();
-  try {
-    return await Promise.race([
-      promise,
-      sleep(ms, undefined, { signal: timer.signal }).then(() => {
-        throw new Error(`${what} timed out after ${String(ms)} ms`);
-      }),
-    ]);
-  } finally {
-    timer.abort();
   }
 }
 
