@@ -12,6 +12,18 @@ export function redisScript(lua: string): RedisScript {
 }
 
 /**
+ * A key that a holder owns by its token (a reservation, a claim). KEYS: the key. ARGV: the
+ * token. Deletes it only while the token still holds it; 1 if deleted, else 0.
+ */
+export const RELEASE_IF_OURS = redisScript(
+  `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`,
+);
+/** KEYS: the key. ARGV: the token, a TTL in ms. Renews it only while the token holds it; 1 if so. */
+export const EXTEND_IF_OURS = redisScript(
+  `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`,
+);
+
+/**
  * ioredis has a Buffer-replying variant of every command at run time, untyped. `callBuffer`
  * would be typed, but through auto-pipelining it sends the script's digest as the command name.
  */

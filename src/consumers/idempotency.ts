@@ -3,7 +3,14 @@ import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { Operation } from '../contract/operations.js';
 import type { HandlerOutcome } from '../handlers/types.js';
-import { redisScript, runScript, ScriptBatch, type ScriptSender } from '../redis-script.js';
+import {
+  EXTEND_IF_OURS,
+  RELEASE_IF_OURS,
+  redisScript,
+  runScript,
+  ScriptBatch,
+  type ScriptSender,
+} from '../redis-script.js';
 
 /**
  * Outcomes already paid for, by requestId, for the dedupe window: a redelivered request
@@ -79,12 +86,6 @@ const CLAIM = redisScript(
 );
 const STORE_AND_RELEASE = redisScript(
   `redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]) if redis.call('get', KEYS[2]) == ARGV[3] then redis.call('del', KEYS[2]) end return 1`,
-);
-const RELEASE_IF_OURS = redisScript(
-  `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`,
-);
-const EXTEND_IF_OURS = redisScript(
-  `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`,
 );
 
 export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySettings): IdempotencyStore {

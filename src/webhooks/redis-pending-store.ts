@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { EXTEND_IF_OURS, RELEASE_IF_OURS, runScriptText } from '../redis-script.js';
 import { decodeSearch, encodeSearch, type PendingSearch, type PendingStore } from './pending-store.js';
 
 /**
@@ -29,18 +30,6 @@ local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, to
 local leased = tonumber(ARGV[1]) + tonumber(ARGV[3])
 for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], leased, id) end
 return ids
-`;
-
-// KEYS: claim. ARGV: owner.
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
-// KEYS: claim. ARGV: owner, ttl ms.
-const EXTEND = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
 `;
 
 // KEYS: searches, due, done. ARGV: requestId, searchId, done ttl ms.
@@ -119,10 +108,10 @@ function claims(redis: Redis, base: string): Pick<PendingStore, 'claim' | 'exten
       return (await redis.set(claimKey(requestId), owner, 'PX', ttlMs, 'NX')) === 'OK';
     },
     async extend(requestId, owner, ttlMs) {
-      return (await redis.eval(EXTEND, 1, claimKey(requestId), owner, ttlMs)) === 1;
+      return (await runScriptText(redis, EXTEND_IF_OURS, [claimKey(requestId)], [owner, ttlMs])) === 1;
     },
     async release(requestId, owner) {
-      await redis.eval(RELEASE, 1, claimKey(requestId), owner);
+      await runScriptText(redis, RELEASE_IF_OURS, [claimKey(requestId)], [owner]);
     },
   };
 }
