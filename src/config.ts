@@ -4,8 +4,8 @@ import { ConfigError } from './errors.js';
 import { OPERATIONS, type Operation } from './contract/operations.js';
 import { WEBHOOK_METHODS } from './contract/vocabulary.js';
 import {
-  apiKeyProblem,
   BASE_URL_RULE,
+  checkApiKey,
   DEFAULT_VENDOR_CONNECTIONS,
   isBaseUrl,
   MAX_VENDOR_CONNECTIONS,
@@ -86,13 +86,7 @@ const envSchema = z.object({
   VENDOR_BASE_URL: z
     .string({ error: 'is required: the vendor API base URL, http(s)' })
     .refine(isBaseUrl, BASE_URL_RULE),
-  VENDOR_API_KEY: z
-    .string({ error: 'is required' })
-    .min(1, 'is required')
-    .superRefine((key, ctx) => {
-      const problem = apiKeyProblem(key);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-    }),
+  VENDOR_API_KEY: z.string({ error: 'is required' }).min(1, 'is required').superRefine(checkApiKey),
   /** Host names or CIDRs a selfie URL may reach besides public unicast addresses (and by http). */
   SELFIE_URL_ALLOW: z
     .string()

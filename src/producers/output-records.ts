@@ -90,10 +90,11 @@ export async function recordForDeadLetter(
     if (failure instanceof RegistryUnavailable) throw failure;
     // The content could not be encoded: fall back to the raw bytes below.
   }
-  const request = rawRequest(raw, maxRawBytes(deps.resultMaxBytes));
+  const kept = maxRawBytes(deps.resultMaxBytes);
+  const request = rawRequest(raw, kept);
   const note =
     request.rawTruncated === true
-      ? `; request replaced by ${truncationNote(maxRawBytes(deps.resultMaxBytes), raw?.length ?? 0)}`
+      ? `; request replaced by ${truncationNote(kept, raw?.length ?? 0)}`
       : '; request replaced by its raw bytes';
   const fallback: ErrorEnvelope = {
     ...error,

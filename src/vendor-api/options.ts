@@ -17,12 +17,18 @@ export const MAX_VENDOR_CONNECTIONS = 1024;
 export const BASE_URL_RULE =
   'must be an absolute http(s) URL without query or fragment, e.g. https://api.vendor.example';
 
-/** Why `key` cannot be sent in the Authorization header, or undefined; never quotes the key. */
-export function apiKeyProblem(key: string): string | undefined {
-  if (key.length === 0) return 'must not be empty';
-  if (!/^[\x21-\x7e]+$/.test(key))
-    return 'must be visible ASCII characters only, no blanks (check for a trailing newline)';
-  return undefined;
+/**
+ * Refuses a key that cannot be sent in the Authorization header, saying why and never quoting
+ * it: the client's option and VENDOR_API_KEY (config.ts) both check with it.
+ */
+export function checkApiKey(key: string, ctx: z.RefinementCtx): void {
+  if (key.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
+  else if (!/^[\x21-\x7e]+$/.test(key)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be visible ASCII characters only, no blanks (check for a trailing newline)',
+    });
+  }
 }
 
 export interface VendorClientOptions {
@@ -100,10 +106,7 @@ const optionsSchema = z.strictObject(
       .string({ error: 'is required: the vendor base address, e.g. https://api.vendor.example' })
       .refine(isBaseUrl, BASE_URL_RULE),
     // The key itself never appears in a message.
-    apiKey: z.string({ error: 'is required: the vendor API key' }).superRefine((key, ctx) => {
-      const problem = apiKeyProblem(key);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-    }),
+    apiKey: z.string({ error: 'is required: the vendor API key' }).superRefine(checkApiKey),
     connections: z
       .number({ error: 'must be a number' })
       .int('must be a whole number')
