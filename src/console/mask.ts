@@ -24,18 +24,32 @@ export function describeImage(base64: string): string {
   return `[image: ${bytes.length} bytes, sha256 ${sha256}]`;
 }
 
-export function maskValue(value: unknown, name = ''): unknown {
-  if (Array.isArray(value)) return value.map((item) => maskValue(item, name));
+/**
+ * The value with its personal data masked. A personal field is masked whatever its type: a
+ * tax id sent as a number, a name sent as an object, and everything under a personal
+ * container (`partes`, `qsa`, `addresses`...), as the logger redacts such a field whole.
+ */
+export function maskValue(value: unknown, name = '', personal = false): unknown {
+  const lower = name.toLowerCase();
+  const isPersonal = personal || PERSONAL_FIELDS.has(lower) || TAX_ID.test(name) || IMAGE.test(name);
+  if (Array.isArray(value)) return value.map((item) => maskValue(item, name, personal));
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, maskValue(v, k)]),
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, maskValue(v, k, isPersonal)]),
     );
   }
   if (typeof value === 'string') {
     if (TAX_ID.test(name)) return maskTaxId(value);
     if (IMAGE.test(name)) return describeImage(value);
-    if (PERSONAL_FIELDS.has(name.toLowerCase())) return '[masked]';
+    if (isPersonal) return '[masked]';
     return value.replace(TAX_ID_IN_TEXT, (taxId) => maskTaxId(taxId));
+  }
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    const digits = String(value);
+    if (TAX_ID.test(name)) return maskTaxId(digits);
+    if (isPersonal) return '[masked]';
+    // A tax id sent as a JSON number under a name of the publisher's own.
+    if (/^\d{11}$|^\d{14}$/.test(digits)) return maskTaxId(digits);
   }
   return value;
 }

@@ -53,13 +53,36 @@ describe('maskValue', () => {
       response: {
         data: [
           {
-            partes: [{ nome: '[masked]', partName: '[masked]', polo: 'ATIVO' }],
+            partes: [{ nome: '[masked]', partName: '[masked]', polo: '[masked]' }],
             movimentos: [{ indice: 1, descricao: '[masked]' }],
             razaoSocial: '[masked]',
             birthdate: '[masked]',
             mothersName: '[masked]',
           },
         ],
+      },
+    });
+  });
+
+  it('masks a personal field whatever its type, and everything under a personal container', () => {
+    const masked = maskValue({
+      params: { cpf: 52998224725, name: { full: 'Maria Silva', parts: ['Maria', 'Silva'] } },
+      response: {
+        data: {
+          numero: 1234,
+          partes: [{ tipo: 'AUTOR', cpf: '52998224725', oab: { uf: 'SP', numero: 98765 } }],
+          reference: 11222333000181,
+        },
+      },
+    });
+    expect(masked).toEqual({
+      params: { cpf: '•••••••••25', name: { full: '[masked]', parts: ['[masked]', '[masked]'] } },
+      response: {
+        data: {
+          numero: '[masked]',
+          partes: [{ tipo: '[masked]', cpf: '•••••••••25', oab: { uf: '[masked]', numero: '[masked]' } }],
+          reference: '••••••••••••81',
+        },
       },
     });
   });
