@@ -107,8 +107,10 @@ export function transportError(
     });
   }
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
-    // The vendor's answer, not the result we would publish: refused like any unusable answer.
-    return new VendorError('upstream_rejected', `vendor response larger than maxResponseBytes: ${where}`, {
+    // The vendor answered (2xx included) with more than we read: an unusable answer, as a body
+    // that is not the documented JSON is (VENDOR_BAD_RESPONSE), not the vendor refusing the
+    // request, which `upstream_rejected` says (contract.md: a 4xx other than 404/429).
+    return new VendorError('internal', `vendor response larger than maxResponseBytes: ${where}`, {
       code: 'VENDOR_RESPONSE_TOO_LARGE',
       call,
       cause: error,

@@ -25,7 +25,7 @@ describe('a vendor that trickles or floods (issue 14, case 7)', () => {
     }
   });
 
-  it('a response above the default size limit (16 MiB) is refused as upstream_rejected', async () => {
+  it('a response above the default size limit (16 MiB) is refused as internal (an unusable answer, not a vendor 4xx)', async () => {
     const body = Buffer.alloc(17 * 1024 * 1024, 0x20);
     const vendor = await startFakeVendor((_, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
@@ -34,7 +34,7 @@ describe('a vendor that trickles or floods (issue 14, case 7)', () => {
     const error = await rejectionOf(clientFor(vendor).call('lawsuits-summary', PARAMS));
     expect(error).toMatchObject({
       code: 'VENDOR_RESPONSE_TOO_LARGE',
-      kind: 'upstream_rejected',
+      kind: 'internal',
       retryable: false,
     });
     expect((error as Error).message).toContain('larger than maxResponseBytes');

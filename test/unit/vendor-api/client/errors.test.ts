@@ -183,7 +183,7 @@ describe('vendor transport failures', () => {
     );
     expect(error).toMatchObject({
       code: 'VENDOR_RESPONSE_TOO_LARGE',
-      kind: 'upstream_rejected',
+      kind: 'internal',
       retryable: false,
     });
   });
