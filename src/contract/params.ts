@@ -110,8 +110,16 @@ const NOT_YET_AVAILABLE: Readonly<Record<string, string>> = {
   exactName: 'exactPartName',
 };
 
+// The party search matches tax ids in digits only (vendor-api.md, GET /lawsuits/v2): an
+// alphanumeric CNPJ cannot be searched there, and is refused before a billed call.
+const digitsTaxId = () =>
+  taxId().refine((value) => /^\d+$/.test(value), {
+    message:
+      'the vendor searches parties by tax ids in digits only (vendor-api.md, GET /lawsuits/v2); an alphanumeric CNPJ cannot be searched',
+  });
+
 const lawsuitsByParty = strictShape({
-  taxId: taxId().optional(),
+  taxId: digitsTaxId().optional(),
   taxIdFull: text().optional(),
   partName: nonEmptyText(300).optional(),
   name: text().optional(),

@@ -116,12 +116,21 @@ describe('face-document-lookup', () => {
 describe('lawsuits-by-party search parameters', () => {
   it('normalises a masked CPF or CNPJ to the unmasked form the vendor matches', () => {
     expect(paramsOf('lawsuits-by-party', { taxId: CPF })).toEqual({ taxId: '52998224725' });
-    expect(paramsOf('lawsuits-by-party', { taxId: '12.abc.345/01de-35' })).toEqual({
-      taxId: '12ABC34501DE35',
+    expect(paramsOf('lawsuits-by-party', { taxId: CNPJ })).toEqual({
+      taxId: '11222333000181',
     });
     expect(paramsOf('lawsuits-by-party', { exactPartName: '  MARIA DA SILVA ' })).toEqual({
       exactPartName: 'MARIA DA SILVA',
     });
+  });
+
+  it('refuses an alphanumeric CNPJ, which the party search cannot match (digits only)', () => {
+    expect(paramsOf('lawsuits-summary', { taxId: '12.abc.345/01de-35' })).toEqual({
+      taxId: '12ABC34501DE35',
+    });
+    expect(messageOf('lawsuits-by-party', { taxId: '12.abc.345/01de-35' })).toContain(
+      'taxId: the vendor searches parties by tax ids in digits only',
+    );
   });
 
   it('requires exactly one search parameter and names the ones given', () => {
