@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
+import type { Origin } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
 import type { HandlerOutcome } from '../handlers/types.js';
 import {
@@ -24,6 +25,8 @@ import {
 export interface PaidOutcome {
   /** sha256 of the canonical params; null for outcomes stored before hashes were kept. */
   paramsHash: string | null;
+  /** The message that paid; absent from outcomes stored before it was kept. */
+  origin?: Origin;
   outcome: HandlerOutcome;
 }
 

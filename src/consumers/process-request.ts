@@ -53,7 +53,17 @@ export interface IncomingRequest<O extends Operation = Operation> {
 }
 
 export type ProcessOutcome =
-  | { kind: 'result'; result: ResultEnvelope }
+  | {
+      kind: 'result';
+      result: ResultEnvelope;
+      /** The request as received, for a dead letter made of the result (result_too_large). */
+      request: Record<string, unknown>;
+      /**
+       * Whether the result opens a vehicle search's events (its `pending` event): false for a
+       * copy answered from an outcome another message paid for, whose search has its events.
+       */
+      opensSearch: boolean;
+    }
   | { kind: 'error'; error: ErrorEnvelope }
   /** Stopped by shutdown or revocation: not completed, so it is read again later. */
   | { kind: 'aborted' };
@@ -69,11 +79,12 @@ export async function processRequest<O extends Operation>(
   const read = await readRequest(deps, incoming.operation, incoming.value, signal, log);
   if (read === 'aborted') return { kind: 'aborted' };
   if (!read.ok) return deadLetter(deps, incoming, read.request, read.error, 0, read.requestId);
-  const { envelope, params } = read;
+  const { envelope, params, received } = read;
   const request: CheckedRequest<O> = {
     deps,
     incoming,
     envelope,
+    received,
     params,
     hash: paramsHash(params),
     receivedAt,
@@ -89,7 +100,13 @@ export async function processRequest<O extends Operation>(
   }
   // Not a reservation. A failing store (Redis down) throws to the runtime, which tries the
   // message again in place: an infrastructure fault must not turn requests into dead letters.
-  const slot = await reserveOrReuse(deps, incoming.operation, envelope.requestId, await claim.promise, signal);
+  const slot = await reserveOrReuse(
+    deps,
+    incoming.operation,
+    envelope.requestId,
+    await claim.promise,
+    signal,
+  );
   if (slot === 'aborted') return { kind: 'aborted' };
   if ('paid' in slot) return reusePaid(request, slot.paid, log);
   const held = new DeferredStart<Claim>(() => Promise.resolve(slot));
@@ -111,6 +128,8 @@ interface CheckedRequest<O extends Operation> {
   deps: ProcessDeps;
   incoming: IncomingRequest<O>;
   envelope: RequestEnvelope;
+  /** The request as received, unknown members included: what a dead letter carries. */
+  received: Record<string, unknown>;
   params: ParamsOf<O>;
   /** paramsHash of the params: a requestId reused with other params is refused. */
   hash: string;
@@ -118,7 +137,7 @@ interface CheckedRequest<O extends Operation> {
 }
 
 function reusePaid<O extends Operation>(
-  { deps, incoming, envelope, params, hash, receivedAt }: CheckedRequest<O>,
+  { deps, incoming, envelope, received, params, hash, receivedAt }: CheckedRequest<O>,
   paid: PaidOutcome,
   log: RequestLogger,
 ): ProcessOutcome {
@@ -126,12 +145,16 @@ function reusePaid<O extends Operation>(
     const reused = new InvalidRequestError('requestId already used with other params', {
       code: 'REQUEST_ID_REUSED',
     });
-    return deadLetter(deps, incoming, envelope, reused, 0, envelope.requestId);
+    return deadLetter(deps, incoming, received, reused, 0, envelope.requestId);
   }
   log.info({ requestId: envelope.requestId }, 'request already paid for; reusing its outcome');
   return {
     kind: 'result',
     result: toResult(deps, incoming, envelope, params, paid.outcome, 0, receivedAt),
+    request: received,
+    // The message that paid, read again (its transaction lost to a crash or a rebalance), writes
+    // its events again; another message with the same requestId does not.
+    opensSearch: paid.origin === undefined || sameOrigin(paid.origin, incoming.origin),
   };
 }
 
@@ -140,7 +163,7 @@ function reusePaid<O extends Operation>(
  * Throws NotStarted, having called nothing, when there is no reservation.
  */
 async function payAndStore<O extends Operation>(
-  { deps, incoming, envelope, params, hash, receivedAt }: CheckedRequest<O>,
+  { deps, incoming, envelope, received, params, hash, receivedAt }: CheckedRequest<O>,
   claim: DeferredStart<Claim>,
   signals: RequestSignals,
   log: RequestLogger,
@@ -173,17 +196,19 @@ async function payAndStore<O extends Operation>(
     // Redis failed around the call (errors.ts): retried in place, never a dead letter.
     if (error instanceof InfrastructureError) throw error;
     const failure = error instanceof RetriesExhausted ? error : new RetriesExhausted(toAppError(error), 0);
-    return deadLetter(deps, incoming, envelope, failure.error, failure.attempts, envelope.requestId);
+    return deadLetter(deps, incoming, received, failure.error, failure.attempts, envelope.requestId);
   }
   // Stored before the outcome goes on to its commit. Not waiting (the write running beside the
   // commit) saved about 1 ms of added latency in benchmark (c), but cost 8-20% more CPU per
   // request in (a) (instant vendor, in turns over 8 pairs of runs), for reasons not found.
   // Never throws: a failed write keeps the reservation (copies elsewhere wait) and is retried;
   // copies here are answered from memory meanwhile.
-  await (await reservation).complete({ paramsHash: hash, outcome: call.outcome });
+  await (await reservation).complete({ paramsHash: hash, origin: incoming.origin, outcome: call.outcome });
   return {
     kind: 'result',
     result: toResult(deps, incoming, envelope, params, call.outcome, call.attempts, receivedAt),
+    request: received,
+    opensSearch: true,
   };
 }
 
@@ -213,6 +238,10 @@ async function reserveOrReuse(
 }
 
 const RESERVATION_POLL_MS = 100;
+
+function sameOrigin(a: Origin, b: Origin): boolean {
+  return a.topic === b.topic && a.partition === b.partition && a.offset === b.offset;
+}
 
 function toResult<O extends Operation>(
   deps: ProcessDeps,
@@ -261,7 +290,7 @@ export interface ReadDeps extends DecodeDeps {
 }
 
 export type ReadResult<O extends Operation> =
-  | { ok: true; envelope: RequestEnvelope; params: ParamsOf<O> }
+  | { ok: true; envelope: RequestEnvelope; params: ParamsOf<O>; received: Record<string, unknown> }
   | { ok: false; error: AppError; request: Record<string, unknown>; requestId: string | null };
 
 export async function readRequest<O extends Operation>(
@@ -321,7 +350,7 @@ function checkEnvelope<O extends Operation>(
       requestId: parsed.data.requestId,
     };
   }
-  return { ok: true, envelope: parsed.data, params: params.value };
+  return { ok: true, envelope: parsed.data, params: params.value, received: asObject };
 }
 
 /** The requestId of an invalid envelope, when it has a usable one. */

@@ -205,7 +205,7 @@ export class Worker {
     const { correlation } = job;
     const raw = job.message.value;
     return outcome.kind === 'result'
-      ? await recordsForResult(this.deps.output, outcome.result, correlation, raw)
+      ? await recordsForResult(this.deps.output, outcome, correlation, raw)
       : [await recordForDeadLetter(this.deps.output, outcome.error, correlation, raw)];
   }
 

@@ -33,6 +33,14 @@ export interface OutputDeps {
   now(): Date;
 }
 
+export interface ResultToWrite {
+  result: ResultEnvelope;
+  /** The request as received: what a `result_too_large` dead letter carries. */
+  request: Record<string, unknown>;
+  /** Whether to write the `pending` event of an accepted vehicle-async search. */
+  opensSearch: boolean;
+}
+
 /**
  * The records of one result: the result itself and, for an accepted vehicle-async search,
  * its `pending` event (shared/contract.md, "Vehicle-search event"). A result too large even
@@ -41,7 +49,7 @@ export interface OutputDeps {
  */
 export async function recordsForResult(
   deps: OutputDeps,
-  result: ResultEnvelope,
+  { result, request, opensSearch }: ResultToWrite,
   correlation: Correlation,
   raw: Buffer | null,
 ): Promise<OutputRecord[]> {
@@ -52,11 +60,16 @@ export async function recordsForResult(
   let record = await encode(deps, topic, result, correlation, cloudEvent);
   if (jsonBytes(record.value) > deps.resultMaxBytes) {
     const fitted = fitResult(result, deps.resultMaxBytes);
-    if (!fitted) return [await recordForDeadLetter(deps, tooLarge(deps, result), correlation, raw)];
+    if (!fitted) return [await recordForDeadLetter(deps, tooLarge(deps, result, request), correlation, raw)];
     record = await encode(deps, topic, fitted.envelope, correlation, cloudEvent);
   }
   const records = [record];
-  if (result.operation === 'vehicle-async' && result.status === 'accepted' && result.searchId !== undefined) {
+  if (
+    opensSearch &&
+    result.operation === 'vehicle-async' &&
+    result.status === 'accepted' &&
+    result.searchId !== undefined
+  ) {
     const pending: VehicleSearchEvent = {
       requestId: result.requestId,
       searchId: result.searchId,
@@ -131,7 +144,7 @@ function jsonBytes(value: Buffer): number {
   return isFramed(value) ? value.length - 5 : value.length;
 }
 
-function tooLarge(deps: OutputDeps, result: ResultEnvelope): ErrorEnvelope {
+function tooLarge(deps: OutputDeps, result: ResultEnvelope, request: Record<string, unknown>): ErrorEnvelope {
   return {
     requestId: result.requestId,
     operation: result.operation,
@@ -142,7 +155,7 @@ function tooLarge(deps: OutputDeps, result: ResultEnvelope): ErrorEnvelope {
       message: `result exceeds RESULT_MAX_BYTES (${deps.resultMaxBytes}) even without its images`,
       retryable: false,
     },
-    request: { requestId: result.requestId, params: result.params },
+    request,
     origin: result.origin,
     ...(result.metadata ? { metadata: result.metadata } : {}),
   };

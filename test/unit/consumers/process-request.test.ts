@@ -87,7 +87,9 @@ describe('processRequest', () => {
     let given = false;
     const outcome = processRequest(deps, incoming(request), signals(), log).finally(() => (given = true));
     await vi.waitFor(() => {
-      expect(stored).toEqual([{ paramsHash: expect.any(String) as unknown, outcome: ok }]);
+      expect(stored).toEqual([
+        { paramsHash: expect.any(String) as unknown, origin: incoming(request).origin, outcome: ok },
+      ]);
     });
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(given).toBe(false);
@@ -177,12 +179,15 @@ describe('processRequest', () => {
       ),
     );
     const { deps } = setup(handler);
-    const outcome = await processRequest(deps, incoming(request), signals(), log);
+    // A member this version does not know is kept: the dead letter carries the request as received.
+    const asSent = { ...request, requestedAt: '2026-11-21T09:59:59Z', correlationId: 'c-9' };
+    const outcome = await processRequest(deps, incoming(asSent), signals(), log);
     expect(handler).toHaveBeenCalledTimes(3);
     expect(outcome).toMatchObject({
       kind: 'error',
       error: { attempts: 3, error: { kind: 'upstream_unavailable', httpStatus: 503, retryable: true } },
     });
+    expect(outcome.kind === 'error' && outcome.error.request).toEqual(asSent);
   });
 
   it('throws a failure of our own Redis around the call to the runtime, never dead-letters it', async () => {
@@ -244,6 +249,21 @@ describe('processRequest', () => {
       kind: 'result',
       result: { requestId: 'req-1', attempts: 0, response: ok.response },
     });
+  });
+
+  it("opens a search's events again only for the message that paid, read again", async () => {
+    const handler = vi.fn(() => Promise.resolve(ok));
+    const { deps } = setup(handler);
+    const first = await processRequest(deps, incoming(request), signals(), log);
+    const redelivered = await processRequest(deps, incoming(request), signals(), log);
+    const copy = { ...incoming(request), origin: { ...incoming(request).origin, offset: '8' } };
+    const published = await processRequest(deps, copy, signals(), log);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect([first, redelivered, published]).toMatchObject([
+      { kind: 'result', opensSearch: true, request },
+      { kind: 'result', opensSearch: true, result: { attempts: 0 } },
+      { kind: 'result', opensSearch: false, result: { attempts: 0 } },
+    ]);
   });
 
   it('holds requests while the breaker is open instead of dead-lettering them', async () => {
