@@ -18,13 +18,16 @@ import {
  * (after a crash, a rebalance or a redrive) reuses the outcome instead of calling the vendor
  * again (shared/contract.md: "at most one billable vendor call per requestId").
  *
- * Each outcome is stored with the sha256 of its canonical params: a requestId reused with
- * other params must never be answered with another person's outcome. Before a call the
+ * Each outcome is stored with its operation and the sha256 of its canonical params: a
+ * requestId reused for another operation or with other params must never be answered with
+ * another person's outcome. Before a call the
  * requestId is reserved, so that concurrent copies wait for the one call instead of each paying.
  */
 export interface PaidOutcome {
   /** sha256 of the canonical params; null for outcomes stored before hashes were kept. */
   paramsHash: string | null;
+  /** The operation that paid; absent from outcomes stored before it was kept. */
+  operation?: Operation;
   /** The message that paid; absent from outcomes stored before it was kept. */
   origin?: Origin;
   outcome: HandlerOutcome;
@@ -48,7 +51,9 @@ export interface IdempotencyStore {
   /**
    * The outcome already paid for this requestId, else a reservation to pay it: one atomic
    * step, so a reservation is never taken after the outcome was paid. Undefined while another
-   * copy holds the reservation.
+   * copy holds the reservation. One record per requestId, whatever the operation: the caller
+   * refuses an outcome another operation paid for. `operation` finds the records of older
+   * versions, which kept one per operation.
    */
   claim(operation: Operation, requestId: string): Promise<Claim>;
   /** Resolves once every outcome completed so far is stored (at shutdown, before Redis closes). */
@@ -84,18 +89,34 @@ export interface RedisIdempotencySettings {
 // once, not with every request. Claims and stores made together go in one script run
 // (ScriptBatch); the keys of different requests are in different cluster slots, so this store
 // needs a single Redis server, not Redis Cluster.
+// The claim also reads the keys of versions that kept one record per operation and requestId
+// (KEYS[3], KEYS[4]), so that a rolling upgrade neither pays again for what an older replica
+// paid nor calls while it holds the reservation. They lapse one dedupe window after the last
+// older replica stops; drop them from the script in the release after.
 const CLAIM = redisScript(
-  `local paid = redis.call('get', KEYS[1]) if paid then return paid end if redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end return 0`,
+  `local paid = redis.call('get', KEYS[1]) if paid then return paid end paid = redis.call('get', KEYS[3]) if paid then return paid end if redis.call('exists', KEYS[4]) == 1 then return 0 end if redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end return 0`,
 );
 const STORE_AND_RELEASE = redisScript(
   `redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]) if redis.call('get', KEYS[2]) == ARGV[3] then redis.call('del', KEYS[2]) end return 1`,
 );
 
+// One record per requestId, whatever the operation (contract.md: the idempotency key), under
+// `request:`, apart from the older per-operation keys: a requestId may hold ':'.
+function requestKeys(keyPrefix: string, requestId: string): { paid: string; reserved: string } {
+  return {
+    paid: `${keyPrefix}:request:paid:${requestId}`,
+    reserved: `${keyPrefix}:request:reserved:${requestId}`,
+  };
+}
+
+/** The paid and reserved keys of the versions that kept one record per operation. */
+function olderKeys(keyPrefix: string, operation: Operation, requestId: string): string[] {
+  return [`${keyPrefix}:paid:${operation}:${requestId}`, `${keyPrefix}:reserved:${operation}:${requestId}`];
+}
+
 export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySettings): IdempotencyStore {
   const { keyPrefix, windowSeconds, reservationTtlMs } = settings;
   const retryWriteMs = settings.retryWriteMs ?? 1_000;
-  const paidKey = (op: Operation, id: string): string => `${keyPrefix}:paid:${op}:${id}`;
-  const reservedKey = (op: Operation, id: string): string => `${keyPrefix}:reserved:${op}:${id}`;
   // Paid outcomes this process has not stored yet: answered from here while the write is under
   // way or retried.
   const unsaved = new Map<string, PaidOutcome>();
@@ -103,7 +124,7 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
   const send: ScriptSender = (script, keys, args) => runScript(redis, script, keys, args);
   // A group of jobs claims together as it starts; answers arrive on separate sockets, so their
   // outcomes are stored together at the end of the event loop's turn.
-  const claims = new ScriptBatch(send, CLAIM, { keys: 2, args: 2, flushOn: 'tick' });
+  const claims = new ScriptBatch(send, CLAIM, { keys: 4, args: 2, flushOn: 'tick' });
   const stores = new ScriptBatch(send, STORE_AND_RELEASE, { keys: 2, args: 3, flushOn: 'turn' });
   const reservation = (id: string, key: string, token: string): Reservation => {
     const heartbeat = setInterval(() => {
@@ -139,12 +160,12 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
   };
   return {
     async claim(operation, requestId) {
-      const id = paidKey(operation, requestId);
+      const { paid: id, reserved: key } = requestKeys(keyPrefix, requestId);
       const local = unsaved.get(id);
       if (local) return { paid: local };
-      const key = reservedKey(operation, requestId);
       const token = randomUUID();
-      const reply = await claims.run([id, key], [token, reservationTtlMs]);
+      const older = olderKeys(keyPrefix, operation, requestId);
+      const reply = await claims.run([id, key, ...older], [token, reservationTtlMs]);
       if (Buffer.isBuffer(reply)) return { paid: readPaid(reply) };
       return reply === 1 ? { reservation: reservation(id, key, token) } : undefined;
     },
@@ -158,7 +179,13 @@ function readPaid(stored: Buffer): PaidOutcome {
   const parsed = JSON.parse(decode(stored)) as Partial<PaidOutcome> & HandlerOutcome;
   // Stored before params hashes were kept: the bare outcome.
   if (parsed.outcome === undefined) return { paramsHash: null, outcome: parsed };
-  return { paramsHash: parsed.paramsHash ?? null, outcome: parsed.outcome };
+  const { paramsHash = null, operation, origin, outcome } = parsed;
+  return {
+    paramsHash,
+    ...(operation === undefined ? {} : { operation }),
+    ...(origin === undefined ? {} : { origin }),
+    outcome,
+  };
 }
 
 /**
@@ -195,8 +222,8 @@ export function memoryIdempotencyStore(
     }
   };
   return {
-    claim(operation, requestId) {
-      const key = `${operation}:${requestId}`;
+    claim(_operation, requestId) {
+      const key = requestId;
       const entry = entries.get(key);
       if (entry && entry.expiresAt > now()) return Promise.resolve({ paid: entry.paid });
       if (entry) entries.delete(key);

@@ -141,10 +141,12 @@ function reusePaid<O extends Operation>(
   paid: PaidOutcome,
   log: RequestLogger,
 ): ProcessOutcome {
-  if (paid.paramsHash !== null && paid.paramsHash !== hash) {
-    const reused = new InvalidRequestError('requestId already used with other params', {
-      code: 'REQUEST_ID_REUSED',
-    });
+  const otherOperation = paid.operation !== undefined && paid.operation !== incoming.operation;
+  if (otherOperation || (paid.paramsHash !== null && paid.paramsHash !== hash)) {
+    const message = otherOperation
+      ? `requestId already used for another operation (${paid.operation})`
+      : 'requestId already used with other params';
+    const reused = new InvalidRequestError(message, { code: 'REQUEST_ID_REUSED' });
     return deadLetter(deps, incoming, received, reused, 0, envelope.requestId);
   }
   log.info({ requestId: envelope.requestId }, 'request already paid for; reusing its outcome');
@@ -203,7 +205,14 @@ async function payAndStore<O extends Operation>(
   // request in (a) (instant vendor, in turns over 8 pairs of runs), for reasons not found.
   // Never throws: a failed write keeps the reservation (copies elsewhere wait) and is retried;
   // copies here are answered from memory meanwhile.
-  await (await reservation).complete({ paramsHash: hash, origin: incoming.origin, outcome: call.outcome });
+  await (
+    await reservation
+  ).complete({
+    paramsHash: hash,
+    operation: incoming.operation,
+    origin: incoming.origin,
+    outcome: call.outcome,
+  });
   return {
     kind: 'result',
     result: toResult(deps, incoming, envelope, params, call.outcome, call.attempts, receivedAt),

@@ -38,6 +38,31 @@ describe.each([false, true])('redis idempotency store (auto-pipelining %s)', (en
     expect(await store.claim('lawsuits-summary', id)).toEqual({ paid });
   });
 
+  it('keeps one record per requestId, whatever the operation, with the operation and message that paid', async () => {
+    const id = randomUUID();
+    const full = {
+      ...paid,
+      operation: 'lawsuits-summary' as const,
+      origin: { topic: 't', partition: 3, offset: '41' },
+    };
+    const reservation = reservationOf(await store.claim('lawsuits-summary', id));
+    expect(await store.claim('company-partners', id)).toBeUndefined();
+    await reservation?.complete(full);
+    await store.settle();
+    const elsewhere = redisIdempotencyStore(redis, settings);
+    expect(await elsewhere.claim('company-partners', id)).toEqual({ paid: full });
+  });
+
+  it('finds what a version keeping one record per operation paid or holds (a rolling upgrade)', async () => {
+    const [stored, held] = [randomUUID(), randomUUID()];
+    await redis.set(`${prefix}:paid:vehicle:${stored}`, JSON.stringify(paid));
+    expect(await store.claim('vehicle', stored)).toEqual({ paid });
+    await redis.set(`${prefix}:reserved:vehicle:${held}`, 'an older replica', 'PX', 30_000);
+    expect(await store.claim('vehicle', held)).toBeUndefined();
+    await redis.del(`${prefix}:reserved:vehicle:${held}`);
+    expect(reservationOf(await store.claim('vehicle', held))).toBeDefined();
+  });
+
   it('reads back a large outcome stored compressed', async () => {
     const id = randomUUID();
     const large = { ...paid, outcome: { ...paid.outcome, response: { image: 'x'.repeat(64 * 1024) } } };

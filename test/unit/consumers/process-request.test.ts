@@ -88,7 +88,12 @@ describe('processRequest', () => {
     const outcome = processRequest(deps, incoming(request), signals(), log).finally(() => (given = true));
     await vi.waitFor(() => {
       expect(stored).toEqual([
-        { paramsHash: expect.any(String) as unknown, origin: incoming(request).origin, outcome: ok },
+        {
+          paramsHash: expect.any(String) as unknown,
+          operation: 'lawsuits-summary',
+          origin: incoming(request).origin,
+          outcome: ok,
+        },
       ]);
     });
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -248,6 +253,27 @@ describe('processRequest', () => {
     expect(again).toMatchObject({
       kind: 'result',
       result: { requestId: 'req-1', attempts: 0, response: ok.response },
+    });
+  });
+
+  it('refuses a requestId already paid for by another operation, without calling', async () => {
+    const handler = vi.fn(() => Promise.resolve(ok));
+    const { deps } = setup(handler);
+    await processRequest(deps, incoming(request), signals(), log);
+    const other = { ...incoming(request), operation: 'company-partners' as const };
+    const outcome = await processRequest(deps, other, signals(), log);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(outcome).toMatchObject({
+      kind: 'error',
+      error: {
+        operation: 'company-partners',
+        error: {
+          kind: 'invalid_request',
+          code: 'REQUEST_ID_REUSED',
+          message: 'requestId already used for another operation (lawsuits-summary)',
+        },
+        request,
+      },
     });
   });
 
