@@ -24,27 +24,36 @@ export function normaliseText(value: string): string {
     .trim();
 }
 
-/** Lawsuits in which the searched party appears, seeded by the normalised search value. */
+/**
+ * Lawsuits in which the searched party appears, seeded by the normalised search value. A name
+ * has lawsuits of its own, which the exact search finds, and there are lawsuits of longer names
+ * that contain it, which the contains search finds as well (vendor-api.md, GET /lawsuits/v2):
+ * every `exactPartName` answer is part of the `partName` answer for the same text.
+ */
 export function findPartyLawsuits(param: PartySearchParam, value: string): FoundLawsuit[] {
   const none = param === 'taxId' ? hasNoLawsuits(value) : hasNoLawsuitsByName(value);
   if (none) return [];
-  const prng = Prng.from(`party:${param}:${value}`);
-  const company = param === 'taxId' && value.length === 14;
-  const baseName = param === 'taxId' ? (company ? companyName(prng) : personName(prng)) : value;
-  const count = prng.int(1, 8);
+  if (param === 'taxId') {
+    const prng = Prng.from(`party:taxId:${value}`);
+    const nome = value.length === 14 ? companyName(prng) : personName(prng);
+    return partyLawsuits(prng, prng.int(1, 8), () => nome, value);
+  }
+  const own = Prng.from(`party:name:${value}`);
+  const exact = partyLawsuits(own, own.int(1, 8), () => value);
+  if (param === 'exactPartName') return exact;
+  const longer = Prng.from(`party:longer-names:${value}`);
+  return [...exact, ...partyLawsuits(longer, longer.int(0, 4), () => `${value} ${longer.pick(SURNAMES)}`)];
+}
+
+function partyLawsuits(prng: Prng, count: number, nameOf: () => string, taxId?: string): FoundLawsuit[] {
   return Array.from({ length: count }, () => {
     const number = generateLawsuitNumber(prng);
     const parts = parseCnjNumber(number);
     if (parts === undefined) throw new Error('generated an invalid lawsuit number');
     const record = buildLawsuit(number, parts, false);
     const pole = prng.bool(0.6) ? 'PASSIVO' : 'ATIVO';
-    const nome = param === 'partName' && prng.bool(0.5) ? `${baseName} ${prng.pick(SURNAMES)}` : baseName;
-    const party = buildParty(
-      prng,
-      pole,
-      String(record.uf),
-      param === 'taxId' ? { nome, taxId: value } : { nome },
-    );
+    const nome = nameOf();
+    const party = buildParty(prng, pole, String(record.uf), taxId === undefined ? { nome } : { nome, taxId });
     const partes = record.partes as unknown[];
     record.partes = pole === 'ATIVO' ? [party, ...partes] : [...partes, party];
     return { record, pole };

@@ -86,6 +86,11 @@ describe('GET /lawsuits/v2', () => {
     expect(contains.body.data.every((l) => l.partes.some((p) => p.nome.includes('JOSE SOUZA')))).toBe(true);
     const exact = await call<Envelope<Lawsuit[]>>(sandbox, '/lawsuits/v2?exactPartName=JOSE%20SOUZA');
     expect(exact.body.data.every((l) => l.partes.some((p) => p.nome === 'JOSE SOUZA'))).toBe(true);
+    // Contains includes exact: every lawsuit the exact search finds, the contains search finds.
+    const numbers = (found: Envelope<Lawsuit[]>) => found.data.map((l) => l.numeroProcessoUnico);
+    const containsExact = await call<Envelope<Lawsuit[]>>(sandbox, '/lawsuits/v2?partName=JOSE%20SOUZA');
+    expect(exact.body.data.length).toBeGreaterThan(0);
+    expect(numbers(containsExact.body)).toEqual(expect.arrayContaining(numbers(exact.body)));
     // A two-letter name is a name (the spec sets no minimum, nor does the service).
     expect((await call(sandbox, '/lawsuits/v2?partName=LI')).status).toBe(200);
     expect((await call(sandbox, '/lawsuits/v2?partName=%22%22')).status).toBe(400);
