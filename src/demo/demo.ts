@@ -17,7 +17,9 @@ export interface DemoDeps {
   timeoutMs: number;
 }
 
-export async function runDemo(deps: DemoDeps): Promise<{ outcomes: number; expected: number }> {
+export async function runDemo(
+  deps: DemoDeps,
+): Promise<{ outcomes: number; expected: number; unanswered: number }> {
   const runId = randomUUID().slice(0, 8);
   const pending = new Set<string>();
   const consumer = deps.kafka.consumer({ groupId: `demo-${runId}`, readUncommitted: false });
@@ -58,7 +60,7 @@ export async function runDemo(deps: DemoDeps): Promise<{ outcomes: number; expec
   await Promise.race([done, timeout]);
   await consumer.disconnect();
   if (pending.size > 0) deps.write(`  still waiting for: ${[...pending].join(', ')}`);
-  return { outcomes, expected: OPERATIONS.length };
+  return { outcomes, expected: OPERATIONS.length, unanswered: pending.size };
 }
 
 /** One request per operation, each added to `pending` before it is sent. */

@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
+import { OPERATIONS } from '../../src/contract/operations.js';
 import { testPrefix } from '../helpers/service.js';
 
 const run = promisify(execFile);
@@ -33,6 +34,9 @@ describe('npm run dev -- --exit-after-demo', () => {
     expect(lines.filter((line) => /\b(WARN|ERROR|FATAL):/.test(line))).toEqual([]);
     // Human-readable, not JSON.
     expect(lines.some((line) => line.startsWith('{"level"'))).toBe(false);
-    expect(stdout).toMatch(/demo: [1-9]\d* outcomes received/);
+    // Exits 0 only when every demo request has its final outcome; each has an outcome line.
+    expect(stdout).not.toContain('still waiting for');
+    for (const operation of OPERATIONS) expect(stdout).toMatch(new RegExp(`← \\S+ +demo-\\S+-${operation} `));
+    expect(stdout).toMatch(/demo: \d+ outcomes received/);
   });
 });
