@@ -443,13 +443,11 @@ describe('errors are one line and a non-zero exit code', () => {
     const unknown = await cli(`replay --topic ${prefix}.nope`);
     expect([unknown.code, unknown.stderr]).toEqual([3, `replay: unknown topic: ${prefix}.nope\n`]);
     const port = await closedPort();
-    const started = Date.now();
     const broker = await cli(`replay --topic ${bulk}`, { KAFKA_BROKERS: `127.0.0.1:${port}` });
     expect([broker.code, broker.stderr]).toEqual([
       5,
       expect.stringMatching(/^replay: cannot reach Kafka at 127\.0\.0\.1:\d+: .*ECONNREFUSED.*\n$/),
     ]);
-    expect(Date.now() - started).toBeLessThan(10_000);
     const registry = await cli(`replay --topic ${bulk}`, {
       SCHEMA_REGISTRY_URL: `http://127.0.0.1:${port}`,
     });

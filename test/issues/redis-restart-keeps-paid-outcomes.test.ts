@@ -67,6 +67,25 @@ async function startRedis(port: number, dir: string): Promise<ChildProcess> {
   }
 }
 
+/**
+ * Resolves once Redis has no append-only data left in its own buffers: written to the file,
+ * which a SIGKILL of the process (not of the machine) leaves whole. With appendfsync everysec
+ * the write may wait up to two seconds behind a background fsync.
+ */
+async function appendedToFile(port: number): Promise<void> {
+  const client = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 0 });
+  try {
+    for (let tries = 0; ; tries += 1) {
+      const info = await client.info('persistence');
+      if (/^aof_buffer_length:0\r?$/m.test(info) && /^aof_pending_bio_fsync:0\r?$/m.test(info)) return;
+      if (tries > 100) throw new Error(`append-only data still buffered: ${info}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    client.disconnect();
+  }
+}
+
 describe('Redis killed and restarted on its data', () => {
   it('keeps paid outcomes: a duplicate after the restart is not billed again', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vg-redis-aof-'));
@@ -87,8 +106,7 @@ describe('Redis killed and restarted on its data', () => {
     await publish(kafka, topic, [{ key: 'aof', value: request }]);
     await collector.waitFor(() => collector.results().length >= 1, 60_000, 'the first answer');
     expect(sandbox.counters().billed).toBe(1);
-    // appendfsync everysec: what was written more than a second ago is on disk.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await appendedToFile(port);
     const killed = new Promise((resolve) => redis.once('exit', resolve));
     redis.kill('SIGKILL');
     await killed;

@@ -29,7 +29,11 @@ async function setup(name: string, persistent: boolean) {
   });
   const readyz = async (): Promise<number> =>
     (await fetch(`http://127.0.0.1:${service.adminPort}/readyz`)).status;
-  return { prefix, registry, readyz };
+  const inFlight = async (): Promise<number> => {
+    const text = await (await fetch(`http://127.0.0.1:${service.adminPort}/metrics`)).text();
+    return Number(/^verification_requests_in_flight (\d+)$/m.exec(text)?.[1] ?? NaN);
+  };
+  return { prefix, registry, readyz, inFlight };
 }
 
 async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
@@ -47,7 +51,7 @@ const request = (requestId: string, index: number) => {
 
 describe('a schema registry outage', () => {
   it('keeps a framed request until the registry answers, then answers it; /readyz says not ready meanwhile', async () => {
-    const { prefix, registry, readyz } = await setup('registry-outage', true);
+    const { prefix, registry, readyz, inFlight } = await setup('registry-outage', true);
     const topic = topicNames(prefix).request('lawsuits-summary');
     const requestSchemaId = await registry.register(`${topic}-value`, {
       $schema: 'http://json-schema.org/draft-07/schema#',
@@ -64,8 +68,8 @@ describe('a schema registry outage', () => {
     await publish(kafka, topic, [
       { key, value: Buffer.concat([header, Buffer.from(JSON.stringify(value))]) },
     ]);
-    // Long enough for the service to have read it and met the unreachable registry.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // Taken and not completed: its value waits for the unreachable registry to be decoded.
+    await eventually(async () => (await inFlight()) === 1, 'the request to be taken');
     expect(collector.errors()).toEqual([]);
 
     await registry.start();
