@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type Kafka } from 'kafkajs';
-import { OPERATIONS, type TopicNames } from '../contract/operations.js';
+import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
 import type { ValueCodec } from '../producers/value-codec.js';
 import { sampleKey, sampleParams } from './samples.js';
 
@@ -55,7 +55,10 @@ export async function runDemo(
     },
   });
   await joined;
-  await publishRequests(deps, runId, pending);
+  // Every request is pending before the first is sent: an early outcome must not find the set
+  // empty while later requests are still on their way.
+  for (const operation of OPERATIONS) pending.add(demoRequestId(runId, operation));
+  await publishRequests(deps, runId);
   const timeout = new Promise<void>((resolve) => setTimeout(resolve, deps.timeoutMs).unref());
   await Promise.race([done, timeout]);
   await consumer.disconnect();
@@ -63,8 +66,10 @@ export async function runDemo(
   return { outcomes, expected: OPERATIONS.length, unanswered: pending.size };
 }
 
-/** One request per operation, each added to `pending` before it is sent. */
-async function publishRequests(deps: DemoDeps, runId: string, pending: Set<string>): Promise<void> {
+const demoRequestId = (runId: string, operation: Operation): string => `demo-${runId}-${operation}`;
+
+/** One request per operation. */
+async function publishRequests(deps: DemoDeps, runId: string): Promise<void> {
   // Idempotent, as upstream should publish: a send retried after the broker took it without its
   // answer reaching us would otherwise write the request again, and it would be answered twice.
   const producer = deps.kafka.producer({
@@ -74,9 +79,8 @@ async function publishRequests(deps: DemoDeps, runId: string, pending: Set<strin
   });
   await producer.connect();
   for (const operation of OPERATIONS) {
-    const requestId = `demo-${runId}-${operation}`;
+    const requestId = demoRequestId(runId, operation);
     const params = sampleParams(operation);
-    pending.add(requestId);
     await producer.send({
       topic: deps.topics.request(operation),
       messages: [
