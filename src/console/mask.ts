@@ -48,8 +48,9 @@ export function maskValue(value: unknown, name = '', personal = false): unknown 
     const digits = String(value);
     if (TAX_ID.test(name)) return maskTaxId(digits);
     if (isPersonal) return '[masked]';
-    // A tax id sent as a JSON number under a name of the publisher's own.
-    if (/^\d{11}$|^\d{14}$/.test(digits)) return maskTaxId(digits);
+    // A tax id sent as a JSON number under a name of the publisher's own: its leading zeros
+    // lost, so 9 to 14 digits (an amount or a timestamp that long is masked too, until revealed).
+    if (/^\d{9,14}$/.test(digits)) return maskTaxId(digits);
   }
   return value;
 }

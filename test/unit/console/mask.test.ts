@@ -72,6 +72,9 @@ describe('maskValue', () => {
           numero: 1234,
           partes: [{ tipo: 'AUTOR', cpf: '52998224725', oab: { uf: 'SP', numero: 98765 } }],
           reference: 11222333000181,
+          // A CPF starting with 0 sent as a number: 10 digits left.
+          other: 1234567890,
+          count: 12345678,
         },
       },
     });
@@ -82,6 +85,8 @@ describe('maskValue', () => {
           numero: '[masked]',
           partes: [{ tipo: '[masked]', cpf: '•••••••••25', oab: { uf: '[masked]', numero: '[masked]' } }],
           reference: '••••••••••••81',
+          other: '••••••••90',
+          count: 12345678,
         },
       },
     });
