@@ -37,7 +37,7 @@ export const ERROR_CODES = [
   'SELFIE_DOWNLOAD_FAILED', // the selfie URL could not be fetched
   'SELFIE_UNUSABLE', // the selfie URL answered, but not with a JPEG within the size limit
   'PENDING_STORE_FAILED', // an accepted vehicle search not recorded: now retried in place, kept for older dead letters
-  'REQUEST_ID_REUSED', // a requestId already paid with other params
+  'REQUEST_ID_REUSED', // a requestId already paid for another operation or with other params
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -139,7 +139,7 @@ function breakerAndDedupe(make: MetricFactory) {
   );
   const reused = make.counter(
     'verification_dedupe_reused_total',
-    'Requests answered with an outcome already paid for (billable calls saved)',
+    'Requests that found an outcome already paid for their requestId, so made no call (billable calls saved): answered with it, or refused as REQUEST_ID_REUSED',
     ['operation'],
   );
   return { transitions, reused };
