@@ -125,15 +125,17 @@ function planReplay(flags: ReplayFlags, io: AuditIo): Body {
     : { names: flags.topic, kinds, operations: filter.operations };
   return async (ctx) => {
     const sink = toTopic === undefined ? await openSink(flags, io) : undefined;
+    let completed = false;
     try {
       const output = sink
         ? { kind: 'lines' as const, sink }
         : { kind: 'topic' as const, topic: toTopic ?? '' };
       const s = await runReplay(ctx, { selection, window, filter, trail, output });
+      completed = true;
       const where = toTopic === undefined ? 'written' : `republished to ${toTopic}`;
       return `${s.written} of ${s.read} messages ${where} (${s.undecodable} undecodable) from ${s.topics.length} topic(s)`;
     } finally {
-      await sink?.close();
+      await sink?.close(completed);
     }
   };
 }
@@ -144,12 +146,15 @@ function planRedrive(flags: RedriveFlags, io: AuditIo): Body {
   const dryRun = flags.dryRun === true;
   return async (ctx) => {
     const sink = await openSink(flags, io);
+    let completed = false;
     try {
       const s = await runRedrive(ctx, { window, filter, dryRun, sink });
+      completed = true;
       const done = dryRun ? `${s.matched - s.skipped} would be redriven` : `${s.redriven} redriven`;
       return `${done}, ${s.skipped} skipped, of ${s.read} dead letters read`;
     } finally {
-      await sink.close();
+      // A redrive's lines are the record of what it sent: kept even when it stops half-way.
+      await sink.close(completed || !dryRun);
     }
   };
 }

@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { DecodedRecord } from './records.js';
@@ -48,7 +49,8 @@ export function formatLine(line: object): string {
 /** Where lines go: stdout or a file. `write` waits when the stream's buffer is full. */
 export interface LineSink {
   write(line: object): Promise<void>;
-  close(): Promise<void>;
+  /** `completed`: whether the command succeeded (a file is only put in place then). */
+  close(completed?: boolean): Promise<void>;
 }
 
 /**
@@ -92,10 +94,31 @@ function sinkError(error: unknown): Error {
   return (error as NodeJS.ErrnoException).code === 'EPIPE' ? new OutputClosedError(error) : error;
 }
 
-/** Opens (truncates) `path`; fails at once, naming the file, when it cannot be written. */
+/**
+ * Writes beside `path` and puts the file in place (replacing one already there) only when the
+ * command completes: a command that fails, a topic misspelt or a window empty, leaves an earlier
+ * export as it was. Readable by its owner only: an export holds personal data. Fails at once,
+ * naming the file, when it cannot be written.
+ */
 export async function fileSink(path: string): Promise<LineSink> {
-  const stream = createWriteStream(path, { flags: 'w' });
-  // `once` rejects when 'error' comes first (ENOENT, EACCES... with the path in the message).
-  await once(stream, 'open');
-  return streamSink(stream, { end: true });
+  const partial = `${path}.partial-${process.pid}`;
+  const stream = createWriteStream(partial, { flags: 'w', mode: 0o600 });
+  try {
+    await once(stream, 'open');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new Error(`cannot write ${path}: ${code}`, { cause: error });
+  }
+  const sink = streamSink(stream, { end: true });
+  return {
+    write: (line) => sink.write(line),
+    async close(completed = true) {
+      try {
+        await sink.close();
+        if (completed) await rename(partial, path);
+      } finally {
+        await rm(partial, { force: true });
+      }
+    },
+  };
 }

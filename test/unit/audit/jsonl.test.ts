@@ -1,6 +1,15 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { formatLine, OutputClosedError, streamSink, toAuditLine } from '../../../src/audit/jsonl.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  fileSink,
+  formatLine,
+  OutputClosedError,
+  streamSink,
+  toAuditLine,
+} from '../../../src/audit/jsonl.js';
 import { decodeRecord, type RawRecord } from '../../../src/audit/records.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 import { REPLAY_LINE_KEYS } from '../../helpers/replay-line.js';
@@ -96,5 +105,45 @@ describe('JSON Lines of replay', () => {
     await full.write({ n: 1 }).catch(() => undefined);
     await new Promise((resolve) => setImmediate(resolve));
     await expect(full.write({ n: 2 })).rejects.toThrow('write ENOSPC');
+  });
+});
+
+describe('--out files', () => {
+  const dirs: string[] = [];
+  const dir = (): string => {
+    const made = mkdtempSync(join(tmpdir(), 'vg-out-'));
+    dirs.push(made);
+    return made;
+  };
+  afterEach(() => {
+    for (const made of dirs.splice(0)) rmSync(made, { recursive: true, force: true });
+  });
+
+  it('puts the file in place once the command completed, readable by its owner only', async () => {
+    const path = join(dir(), 'export.jsonl');
+    writeFileSync(path, 'an earlier export\n');
+    const sink = await fileSink(path);
+    await sink.write({ n: 1 });
+    // Until the command completes, the earlier export is untouched.
+    expect(readFileSync(path, 'utf8')).toBe('an earlier export\n');
+    await sink.close(true);
+    expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('leaves an earlier export as it was when the command failed, and no partial file', async () => {
+    const folder = dir();
+    const path = join(folder, 'export.jsonl');
+    writeFileSync(path, 'an earlier export\n');
+    const sink = await fileSink(path);
+    await sink.write({ n: 1 });
+    await sink.close(false);
+    expect(readFileSync(path, 'utf8')).toBe('an earlier export\n');
+    expect(readdirSync(folder)).toEqual(['export.jsonl']);
+  });
+
+  it('fails at once, naming the file, when it cannot be written', async () => {
+    const path = join(dir(), 'no-such-folder', 'export.jsonl');
+    await expect(fileSink(path)).rejects.toThrow(`cannot write ${path}: ENOENT`);
   });
 });
