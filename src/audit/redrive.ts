@@ -5,8 +5,8 @@ import { firstHeader, type DecodedRecord } from './records.js';
 import type { OutgoingMessage } from './republish.js';
 
 /**
- * Turning a dead letter back into the request it failed on. The request goes to the topic it
- * was read from (`origin.topic`) with the dead letter's key — the service writes every message
+ * Turning a dead letter back into the request it failed on. The request goes to the topic and
+ * partition it was read from (`origin`) with the dead letter's key — the service writes every message
  * with its request's key — so it is ordered with the key's other requests again. Its requestId
  * is unchanged: a request that had in fact been paid for reuses the stored outcome instead of
  * calling the vendor again (consumers/idempotency.ts).
@@ -64,7 +64,15 @@ export function planRedrive(record: DecodedRecord, topics: TopicNames): PlanResu
       operation: envelope.operation,
       errorKind: envelope.error.kind,
       encoding: value.encoding,
-      message: { topic: target, key: record.source.key, value: value.bytes, headers },
+      // Back to the partition it was read from: ordered with its key's other requests, whatever
+      // partitioner the publisher used (the Java client's hash is not the only one).
+      message: {
+        topic: target,
+        partition: envelope.origin.partition,
+        key: record.source.key,
+        value: value.bytes,
+        headers,
+      },
     },
   };
 }

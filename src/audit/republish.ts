@@ -2,12 +2,14 @@ import { Partitioners, type IHeaders, type Kafka, type Producer } from 'kafkajs'
 
 /**
  * Writing messages back: `replay --to-topic` (batched, many) and `redrive` (one by one, each
- * reported with where it landed). Idempotent producer, acks from all replicas; partitions by
- * key with the Java client's hash, as upstream publishers do, so a redriven request lands
- * where its key's other requests are and keeps their order.
+ * reported with where it landed). Idempotent producer, acks from all replicas. A message with
+ * a partition goes there (a redriven request: where it was read, with its key's other
+ * requests, whatever partitioner its publisher used); others are partitioned by key with the
+ * Java client's hash.
  */
 export interface OutgoingMessage {
   topic: string;
+  partition?: number;
   key: Buffer | null;
   value: Buffer | null;
   headers: IHeaders;
@@ -47,8 +49,9 @@ export async function openRepublisher(kafka: Pick<Kafka, 'producer'>): Promise<R
       queued.push(message);
       if (queued.length >= BATCH_SIZE) await flush();
     },
-    async sendNow({ topic, key, value, headers }) {
-      const [written] = await producer.send({ topic, acks: -1, messages: [{ key, value, headers }] });
+    async sendNow({ topic, partition, key, value, headers }) {
+      const message = { key, value, headers, ...(partition === undefined ? {} : { partition }) };
+      const [written] = await producer.send({ topic, acks: -1, messages: [message] });
       sent += 1;
       return { partition: written?.partition ?? -1, offset: written?.baseOffset ?? '' };
     },
