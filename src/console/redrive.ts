@@ -139,12 +139,23 @@ async function dryRun(deps: ConsoleDeps, chosen: Chosen): Promise<Record<string,
   return lines;
 }
 
-async function runJob(
-  deps: ConsoleDeps,
+export async function runJob(
+  deps: Pick<ConsoleDeps, 'audit' | 'logger' | 'now'> & { auditLog: Pick<ConsoleDeps['auditLog'], 'write'> },
   job: Job,
   { chosen, criteria }: { chosen: Chosen; criteria: Criteria },
   role: Role,
 ): Promise<void> {
+  const target = describeChoice(chosen, criteria.window);
+  try {
+    // Recorded before anything is sent, failing closed as a reveal does: a process killed
+    // half-way still leaves the record that a redrive began.
+    await deps.auditLog.write({ action: 'redrive-started', role, target, at: deps.now().toISOString() });
+  } catch (error) {
+    deps.logger.error({ err: error }, 'console audit event could not be written; redrive not started');
+    job.state = 'failed';
+    job.error = 'the audit event could not be written: nothing was republished';
+    return;
+  }
   try {
     const s = await runRedrive(deps.audit(), { ...criteria, dryRun: false, sink: collectingSink(job.lines) });
     job.summary = { redriven: s.redriven, skipped: s.skipped, read: s.read };
@@ -157,7 +168,7 @@ async function runJob(
     .write({
       action: 'redrive',
       role,
-      target: describeChoice(chosen, criteria.window),
+      target,
       count: job.summary?.redriven ?? job.lines.filter((l) => l.action === 'redriven').length,
       at: deps.now().toISOString(),
     })

@@ -51,6 +51,16 @@ export const consoleAuditEventSchema = z.discriminatedUnion('action', [
     count: z.literal(1),
     at,
   }),
+  z
+    .strictObject({
+      action: z.literal('redrive-started'),
+      role,
+      target: redriveTarget,
+      at,
+    })
+    .describe(
+      'Written before a redrive sends its first request; the console starts none without it. Its `redrive` event follows when the run ends',
+    ),
   z.strictObject({
     action: z.literal('redrive'),
     role,
