@@ -153,6 +153,10 @@ export function watchBreaker(
   breaker.on('open', () => {
     metrics.breakerTransition(operation, 'open');
   });
+  // A failed probe: the outage goes on (the alert tells it from a half-open breaker left alone).
+  breaker.on('reopen', () => {
+    metrics.breakerTransition(operation, 'reopen');
+  });
   breaker.on('close', () => {
     metrics.breakerTransition(operation, 'close');
   });

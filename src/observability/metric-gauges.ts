@@ -29,7 +29,7 @@ export function runtimeGauges(make: MetricFactory, sources: () => MetricSources)
   );
   make.gauge(
     'verification_partitions_paused',
-    'Paused request partitions, by reason (window, breaker, spend-cap, shutdown)',
+    'Paused request partitions, by reason (window, breaker, spend-cap, shutdown, unstable-offsets)',
     ['topic', 'reason'],
     (g) => {
       g.reset();

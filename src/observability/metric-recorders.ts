@@ -1,7 +1,12 @@
 import type { Counter } from 'prom-client';
 import { OPERATIONS } from '../contract/operations.js';
+import { ERROR_KINDS } from '../errors.js';
 import { SECONDS_BUCKETS, type MetricFactory } from './metric-factory.js';
 import type { ServiceMetrics } from './metrics.js';
+
+/** The breaker transitions counted: opened, opened again by a failed probe, closed. */
+export const BREAKER_TRANSITIONS = ['open', 'reopen', 'close'] as const;
+export type BreakerTransition = (typeof BREAKER_TRANSITIONS)[number];
 
 /**
  * The families the service's parts record into, grouped by the part that records, each group
@@ -39,6 +44,10 @@ export function requestRecorders(make: MetricFactory): RequestRecorders {
     'Log end offset minus the group committed offset, per request partition',
     ['topic', 'partition'],
   );
+  // Every dead-letter series starts at 0 (operations × error kinds, 70): increase() then sees a
+  // first burst of dead letters, which the VerificationDeadLetters alert is about.
+  for (const operation of OPERATIONS)
+    for (const status of ERROR_KINDS) outcomes.inc({ operation, kind: 'error', status }, 0);
   return {
     outcome: (operation, kind, status) => {
       outcomes.inc({ operation, kind, status });
@@ -134,7 +143,7 @@ function limiterFamilies(make: MetricFactory) {
 function breakerAndDedupe(make: MetricFactory) {
   const transitions = make.counter(
     'verification_breaker_transitions_total',
-    'Circuit breaker transitions, by kind (open or close)',
+    'Circuit breaker transitions, by kind (open; reopen: a probe call failed; close)',
     ['operation', 'kind'],
   );
   const reused = make.counter(
@@ -152,7 +161,7 @@ function startAtZero(
 ): void {
   for (const operation of OPERATIONS) {
     for (const c of byOperation) c.inc({ operation }, 0);
-    for (const kind of ['open', 'close']) transitions.inc({ operation, kind }, 0);
+    for (const kind of BREAKER_TRANSITIONS) transitions.inc({ operation, kind }, 0);
   }
 }
 

@@ -4,6 +4,7 @@ import { watchConsumerLag, type LagWatchDeps } from './consumer-lag.js';
 import { metricFactory, type MetricFactory } from './metric-factory.js';
 import { operationGauges, runtimeGauges, webhookGauges } from './metric-gauges.js';
 import {
+  type BreakerTransition,
   requestRecorders,
   transactionRecorders,
   vendorRecorders,
@@ -14,7 +15,7 @@ import type { BreakerState } from '../consumers/circuit-breaker.js';
 
 /**
  * Prometheus metrics of the service (prom-client, the de-facto Node client). Labels are
- * bounded: operation, topic, partition, reason, kind, code and outcome only; never a request
+ * bounded: operation, topic, partition, reason, kind, code, status and outcome only; never a request
  * id, a key, a tax id or a URL. Gauges of state held elsewhere (the runtime, the limiters,
  * the breakers, the pending searches) are read at scrape time from the sources attached.
  */
@@ -34,7 +35,7 @@ export interface ServiceMetrics extends RuntimeMetrics {
   retry(operation: Operation, reason: string): void;
   limiterWait(operation: Operation, seconds: number): void;
   callStarted(operation: Operation): void;
-  breakerTransition(operation: Operation, kind: 'open' | 'close'): void;
+  breakerTransition(operation: Operation, kind: BreakerTransition): void;
   paidOutcomeReused(operation: Operation): void;
   transaction(kind: 'committed' | 'aborted', seconds: number): void;
   producerFenced(): void;

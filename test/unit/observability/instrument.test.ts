@@ -4,7 +4,12 @@ import type { ParamsOf } from '../../../src/contract/params.js';
 import { AppError } from '../../../src/errors.js';
 import { SlotMissedError } from '../../../src/limits/errors.js';
 import type { Handler, Handlers } from '../../../src/handlers/types.js';
-import { instrumentHandlers, instrumentProducer } from '../../../src/observability/instrument.js';
+import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
+import {
+  instrumentHandlers,
+  instrumentProducer,
+  watchBreaker,
+} from '../../../src/observability/instrument.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import type { TransactionalProducer } from '../../../src/consumers/commit-loop.js';
 
@@ -81,5 +86,44 @@ describe('instrumentHandlers', () => {
       instrumentHandlers(failing(down), metrics)['lawsuits-summary'](params, context),
     ).rejects.toBe(down);
     expect(await vendorCalls(metrics)).toBe(1);
+  });
+});
+
+describe('watchBreaker', () => {
+  it('counts a failed probe as a reopen, apart from the first opening', async () => {
+    const metrics = createMetrics();
+    const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 5 });
+    watchBreaker('vehicle', breaker, metrics);
+    const transitions = async (): Promise<Record<string, number>> => {
+      const metric = await metrics.registry.getSingleMetric('verification_breaker_transitions_total')?.get();
+      return Object.fromEntries(
+        (metric?.values ?? [])
+          .filter((v) => v.labels.operation === 'vehicle')
+          .map((v) => [String(v.labels.kind), v.value]),
+      );
+    };
+    // Every series there from the start, at 0, for increase() to see the first event.
+    expect(await transitions()).toEqual({ open: 0, reopen: 0, close: 0 });
+    breaker.recordFailure();
+    for (const expected of [
+      { open: 1, reopen: 1, close: 0 },
+      { open: 1, reopen: 2, close: 0 },
+    ]) {
+      expect(await breaker.acquire()).toBe(true); // the probe, once the cool-down is over
+      breaker.recordFailure();
+      expect(await transitions()).toEqual(expected);
+    }
+    expect(await breaker.acquire()).toBe(true);
+    breaker.recordSuccess();
+    expect(await transitions()).toEqual({ open: 1, reopen: 2, close: 1 });
+    breaker.close();
+  });
+
+  it('starts every dead-letter series at 0, so that a first burst shows in increase()', async () => {
+    const text = await createMetrics().registry.getSingleMetricAsString('verification_outcomes_total');
+    expect(text).toContain(
+      'verification_outcomes_total{operation="vehicle",kind="error",status="timeout"} 0',
+    );
+    expect(text.split('\n').filter((line) => line.includes('kind="error"'))).toHaveLength(70);
   });
 });
