@@ -101,7 +101,15 @@ trap 'rm -f "$rendered"' EXIT
   >"$rendered"
 "$validate" --kubernetes-version 1.30.0 --strict "$rendered"
 check_console_values "$helm"
-# The PrometheusRule is a custom resource, which the Kubernetes schemas do not describe: it is
-# rendered (a template error fails here) and its rules are checked by scripts/check-rules.sh.
+# The PrometheusRule and the PodMonitor are custom resources, which the Kubernetes schemas do
+# not describe: they are rendered (a template error fails here); the rules are checked by
+# scripts/check-rules.sh, and the PodMonitor must scrape the port the Deployment names admin.
 "$helm" template check helm/verification-gateway --set prometheusRule.enabled=true \
   --show-only templates/prometheusrule.yaml >/dev/null
+monitor="$("$helm" template check helm/verification-gateway --set podMonitor.enabled=true \
+  --show-only templates/podmonitor.yaml)"
+grep -q 'port: admin' <<<"$monitor" || fail "the PodMonitor does not scrape the admin port"
+grep -q 'app.kubernetes.io/instance: check' <<<"$monitor" || fail "the PodMonitor selects no pod of the release"
+deployment "$helm" | grep -q -- '- name: admin' || fail "the Deployment names no admin port"
+! "$helm" template check helm/verification-gateway --show-only templates/podmonitor.yaml >/dev/null 2>&1 ||
+  fail "the PodMonitor is on by default"
