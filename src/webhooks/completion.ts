@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Origin, VehicleSearchEvent } from '../contract/envelopes.js';
 import type { VendorResult } from '../vendor-api/types.js';
@@ -61,7 +62,7 @@ export interface CompletionDeps {
   schedule: PollSchedule;
   claimTtlMs: number;
   doneTtlMs: number;
-  /** This replica's claim token. */
+  /** This replica's name in claim tokens (each settlement adds its own part). */
   owner: string;
   now(): number;
   random?: () => number;
@@ -74,13 +75,16 @@ export async function settleSearch(
   via: Via,
   signal: AbortSignal,
 ): Promise<Settlement> {
-  if (!(await deps.store.claim(requestId, deps.owner, deps.claimTtlMs))) return { kind: 'busy' };
+  // A token of this settlement's own: two settlements of one search in this process (the
+  // first one's claim lost with Redis's last second of writes) must not hold it as one.
+  const owner = `${deps.owner}:${randomUUID()}`;
+  if (!(await deps.store.claim(requestId, owner, deps.claimTtlMs))) return { kind: 'busy' };
   // Held while this worker lives, however long the publish takes (kafkajs retries a send for
   // much longer than the claim's TTL): a claim lapsing under a publish still under way would
   // let another worker publish the same final event. A crash stops the renewals and the claim
   // lapses as before.
   const renewals = setInterval(() => {
-    deps.store.extend(requestId, deps.owner, deps.claimTtlMs).catch((error: unknown) => {
+    deps.store.extend(requestId, owner, deps.claimTtlMs).catch((error: unknown) => {
       deps.logger.warn({ err: error, requestId }, 'could not renew a vehicle search claim');
     });
   }, deps.claimTtlMs / 3);
@@ -93,10 +97,10 @@ export async function settleSearch(
       // at once instead of at the search's (possibly distant) next poll.
       await deps.store.reschedule(search, deps.now() + deps.claimTtlMs);
     }
-    return await settleClaimed(deps, search, via, signal);
+    return await settleClaimed({ ...deps, owner }, search, via, signal);
   } finally {
     clearInterval(renewals);
-    await deps.store.release(requestId, deps.owner).catch((error: unknown) => {
+    await deps.store.release(requestId, owner).catch((error: unknown) => {
       deps.logger.warn({ err: error, requestId }, 'could not release a vehicle search claim; it lapses');
     });
   }
@@ -132,23 +136,44 @@ async function settleClaimed(
     at: new Date(deps.now()).toISOString(),
     ...(search.metadata ? { metadata: search.metadata } : {}),
   };
+  // Still ours just before publishing: a claim Redis lost (a fail-over, a restart without its
+  // last second of writes) may be another worker's by now, which would publish too.
+  if (!(await deps.store.extend(search.requestId, deps.owner, deps.claimTtlMs))) return { kind: 'busy' };
   await deps.publish(event, {
     key: search.key === null ? null : Buffer.from(search.key, 'base64'),
     ...(search.traceparent === undefined ? {} : { traceparent: search.traceparent }),
   });
-  try {
-    await deps.store.finish(search.requestId, search.searchId, deps.doneTtlMs);
-  } catch (error) {
-    deps.logger.error(
-      { err: error, requestId: search.requestId, searchId: search.searchId },
-      'vehicle search event published but not marked done; it may be published again',
-    );
-  }
+  await markDone(deps, search);
   deps.logger.info(
     { requestId: search.requestId, searchId: search.searchId, status, via },
     'vehicle search final event published',
   );
   return { kind: 'published', status };
+}
+
+const FINISH_TRIES = 5;
+const FINISH_RETRY_MS = 200;
+
+/**
+ * Marks a published search done, tried again on a failure: left recorded, it is due again
+ * when the claim lapses, and its final event would be published a second time.
+ */
+async function markDone(deps: CompletionDeps, search: PendingSearch): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await deps.store.finish(search.requestId, search.searchId, deps.doneTtlMs);
+      return;
+    } catch (error) {
+      if (attempt >= FINISH_TRIES) {
+        deps.logger.error(
+          { err: error, requestId: search.requestId, searchId: search.searchId },
+          'vehicle search event published but not marked done; it may be published again',
+        );
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, FINISH_RETRY_MS * 2 ** (attempt - 1)));
+    }
+  }
 }
 
 interface Fetched {

@@ -160,6 +160,39 @@ describe('settling a vehicle search', () => {
     expect(published.map((p) => p.event.searchId)).toEqual(['s-2']);
   });
 
+  it('publishes nothing when its claim was lost meanwhile (Redis lost it) and another worker holds it', async () => {
+    const { deps, store, published, clock } = harness();
+    await store.add(pendingSearch(), 0);
+    const lostDuringFetch: typeof deps.fetchSearch = async (searchId, options) => {
+      const answer = await deps.fetchSearch(searchId, options);
+      // The claim gone (as with a Redis fail-over), and taken by a second worker of this process.
+      clock.now += deps.claimTtlMs + 1;
+      expect(await store.claim('req-1', `${deps.owner}:another-worker`, 5_000)).toBe(true);
+      return answer;
+    };
+    expect(await settleSearch({ ...deps, fetchSearch: lostDuringFetch }, 'req-1', 'poll', signal)).toEqual({
+      kind: 'busy',
+    });
+    expect(published).toHaveLength(0);
+    expect(await store.get('req-1')).toBeDefined();
+  });
+
+  it('tries marking a published search done again, so that it is not published a second time', async () => {
+    vi.useFakeTimers();
+    const { deps, store, published } = harness();
+    await store.add(pendingSearch(), 0);
+    const finish = vi
+      .spyOn(store, 'finish')
+      .mockRejectedValueOnce(new Error('redis timeout'))
+      .mockRejectedValueOnce(new Error('redis timeout'));
+    const settled = settleSearch(deps, 'req-1', 'webhook', signal);
+    await vi.runAllTimersAsync();
+    expect(await settled).toEqual({ kind: 'published', status: 'completed' });
+    expect(finish).toHaveBeenCalledTimes(3);
+    expect(await store.get('req-1')).toBeUndefined();
+    expect(published).toHaveLength(1);
+  });
+
   it('keeps the search when publishing fails, so it is tried again', async () => {
     const { deps, store, published } = harness();
     await store.add(pendingSearch(), 0);
