@@ -34,6 +34,12 @@ export class PartitionState {
    * refused commit still delivers batches fetched from where it had got to.
    */
   positioned = false;
+  /**
+   * Where kafkajs went on to after reading, from where this partition is read, only records it
+   * filters out itself (transaction markers, aborted transactions) and hands over no batch
+   * for: a batch fetched from there skips nothing.
+   */
+  filteredTo: bigint | undefined;
   /** A drained prefix whose commit failed and is tried again. */
   carry: DrainedPrefix<OutputRecord> | undefined;
   private revokedFlag = false;

@@ -88,11 +88,30 @@ export class Partitions {
   }
 
   /**
+   * kafkajs read records from `first` to `last` and filtered them all out (transaction markers,
+   * aborted transactions), then went on past them without a batch (its START_BATCH_PROCESS
+   * event says so). From the offset this partition is read from, such a stretch is nothing
+   * missed: without this, a committed offset on a marker followed by a batch larger than a
+   * fetch's share (cut off, so dropped) was read again from the marker forever.
+   */
+  filteredOut(topic: string, partition: number, first: string, last: string): void {
+    const state = this.states.get(`${topic}/${partition}`);
+    if (!state || state.positioned) return;
+    const committed = BigInt(state.committedOffset);
+    const from = committed >= 0n ? committed : this.logStarts.get(topic)?.get(partition);
+    const reached = state.filteredTo ?? from;
+    if (reached === undefined || BigInt(first) > reached) return;
+    const past = BigInt(last) + 1n;
+    if (past > reached) state.filteredTo = past;
+  }
+
+  /**
    * Whether nothing between the committed offset and `fetched` can be missed: the batch starts
    * at or before the committed offset, or what lies before it is gone (retention, the log's start).
    */
   private async fetchedWithin(state: PartitionState, fetched: bigint): Promise<boolean> {
     if (fetched <= BigInt(state.committedOffset)) return true;
+    if (state.filteredTo !== undefined && fetched <= state.filteredTo) return true;
     // A log start only moves forward, so one read earlier is at most the current one: when it
     // already covers the batch, nothing before the batch is left. Otherwise read it again.
     const known = this.logStarts.get(state.topic)?.get(state.partition);

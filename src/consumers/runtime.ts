@@ -217,6 +217,17 @@ export class Runtime {
       this.deps.metrics?.rebalance?.();
       this.joined(payload);
     });
+    // A stretch of records kafkajs filtered out whole (markers, aborted transactions) comes as
+    // this event alone, with no batch: the partitions need it to tell such a gap from a skip.
+    consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => {
+      if (payload.batchSize === 0 && payload.firstOffset !== null)
+        this.partitions.filteredOut(
+          payload.topic,
+          payload.partition,
+          payload.firstOffset,
+          payload.lastOffset,
+        );
+    });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) this.fail(payload.error);
     });
