@@ -220,13 +220,10 @@ export class Runtime {
     // A stretch of records kafkajs filtered out whole (markers, aborted transactions) comes as
     // this event alone, with no batch: the partitions need it to tell such a gap from a skip.
     consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => {
-      if (payload.batchSize === 0 && payload.firstOffset !== null)
-        this.partitions.filteredOut(
-          payload.topic,
-          payload.partition,
-          payload.firstOffset,
-          payload.lastOffset,
-        );
+      // Typed string, but null when every record read was before the fetched offset.
+      const first = payload.firstOffset as string | null;
+      if (payload.batchSize === 0 && first !== null)
+        this.partitions.filteredOut(payload.topic, payload.partition, first, payload.lastOffset);
     });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) this.fail(payload.error);
