@@ -202,8 +202,15 @@ export class CommitLoop {
       state.carry = undefined;
       state.committed(carry.nextOffset, Date.now());
       this.deps.metrics?.committed(carry.count);
+      // A partition its window paused has nothing left to commit: resumed here or never.
+      this.resumeIfRoom(state, this.deps.window.use());
     }
     return true;
+  }
+
+  private resumeIfRoom(state: PartitionState, use: ReturnType<TakeWindow['use']>): void {
+    if (this.deps.window.resumable(state, use))
+      this.deps.pauses.resume(state.topic, state.partition, 'window');
   }
 
   private take(): Taken[] {
@@ -229,8 +236,7 @@ export class CommitLoop {
     for (const { state, prefix } of taken) {
       count += prefix.count;
       state.committed(prefix.nextOffset, startedAt);
-      if (this.deps.window.resumable(state, use))
-        this.deps.pauses.resume(state.topic, state.partition, 'window');
+      this.resumeIfRoom(state, use);
     }
     this.deps.metrics?.committed(count);
   }

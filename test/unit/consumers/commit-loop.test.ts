@@ -238,6 +238,23 @@ describe('CommitLoop', () => {
     expect(committed.mock.calls).toEqual([[1], [1]]);
   });
 
+  it('resumes a partition its window paused when a transaction reported failed had committed', async () => {
+    const { state, loop, transactions, fail, groupOffsets, pauses, resumed } = setup(2);
+    fail(new Error('EndTxn timed out'));
+    for (const offset of ['0', '1']) state.tracker.take(offset);
+    pauses.pause('requests', 3, 'window');
+    state.tracker.complete('0', [record('a')]);
+    state.tracker.complete('1', [record('b')]);
+    await loop.commitRound();
+    expect(resumed).toEqual([]);
+    // It had committed: nothing left to send, and no later round would include the partition.
+    groupOffsets.set(3, '2');
+    await loop.commitRound();
+    expect(transactions).toEqual([]);
+    expect(resumed).toEqual(['requests/3']);
+    expect(pauses.isPausedFor('requests', 3, 'window')).toBe(false);
+  });
+
   it('sends no carried work while a transaction still holds its offsets', async () => {
     const { state, loop, transactions, fail, groupOffsets } = setup();
     fail(new Error('EndTxn timed out'));
