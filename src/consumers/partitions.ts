@@ -1,7 +1,7 @@
 import type { Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Operation } from '../contract/operations.js';
-import type { KeyScheduler } from './key-scheduler.js';
+import type { OperationSchedulers } from './operation-schedulers.js';
 import { PartitionState } from './partition-state.js';
 import type { PauseControl } from './pause-control.js';
 
@@ -29,7 +29,7 @@ export interface PartitionsDeps {
   opened(operation: Operation, topic: string, partition: number): void;
   /** Where the consumer fetches the partition next ('-2': its earliest offset). */
   seek(topic: string, partition: number, offset: string): void;
-  scheduler: Pick<KeyScheduler, 'dropQueued'>;
+  scheduler: Pick<OperationSchedulers, 'dropQueued'>;
   logger: Logger;
   /** Wait between reads of an unstable offset; grows to 1 s. */
   unstableRetryMs?: number;

@@ -13,7 +13,7 @@ import {
 } from './commit-loop.js';
 import { stopIdleRequestQueueLoop } from './kafkajs-request-queue.js';
 import { isBetweenRuns } from './kafkajs-between-runs.js';
-import { KeyScheduler } from './key-scheduler.js';
+import { OperationSchedulers } from './operation-schedulers.js';
 import { EARLIEST_OFFSET, Partitions, stableCommittedOffset } from './partitions.js';
 import { PauseControl, type PauseReason } from './pause-control.js';
 import type { ProcessDeps } from './process-request.js';
@@ -93,7 +93,7 @@ export interface RuntimeDeps {
 
 export class Runtime {
   private readonly consumer: RuntimeConsumer;
-  private readonly scheduler: KeyScheduler;
+  private readonly scheduler: OperationSchedulers;
   private readonly pauses: PauseControl;
   private readonly breakerPauses: BreakerPauses;
   private readonly spendCaps: SpendCapPauses;
@@ -108,7 +108,7 @@ export class Runtime {
   constructor(private readonly deps: RuntimeDeps) {
     const { settings, logger } = deps;
     this.consumer = deps.createConsumer?.(settings) ?? defaultConsumer(deps.kafka, settings);
-    this.scheduler = new KeyScheduler(settings.maxInFlight, (error) => {
+    this.scheduler = new OperationSchedulers(settings.maxInFlight, (error) => {
       this.fail(error);
     });
     this.pauses = new PauseControl(this.consumer);

@@ -14,7 +14,7 @@ import {
 import type { BreakerPauses } from './breaker-pauses.js';
 import { ChildSignals } from './child-signals.js';
 import { MAX_COMMIT_FAILURES } from './commit-loop.js';
-import type { KeyScheduler } from './key-scheduler.js';
+import type { OperationSchedulers } from './operation-schedulers.js';
 import type { CommitWatcher, PartitionState } from './partition-state.js';
 import type { Partitions } from './partitions.js';
 import type { PauseControl } from './pause-control.js';
@@ -34,7 +34,7 @@ export interface WorkerDeps {
   topics: Pick<TopicNames, 'operationOfRequestTopic'>;
   window: Pick<TakeWindow, 'room'>;
   partitions: Pick<Partitions, 'stateFor'>;
-  scheduler: Pick<KeyScheduler, 'submit'>;
+  scheduler: Pick<OperationSchedulers, 'submit'>;
   pauses: Pick<PauseControl, 'pause'>;
   breakerPauses: Pick<BreakerPauses, 'admit'>;
   process: ProcessDeps;
@@ -108,7 +108,7 @@ export class Worker {
       state.highestTaken = offset;
       payload.resolveOffset(message.offset);
       const orderingKey = message.key ? `${state.id}\u0000${message.key.toString('latin1')}` : undefined;
-      this.deps.scheduler.submit(orderingKey, state.id, () => this.work(state, message));
+      this.deps.scheduler.submit(state.operation, orderingKey, state.id, () => this.work(state, message));
     }
   }
 

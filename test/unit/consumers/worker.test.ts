@@ -2,7 +2,8 @@ import type { KafkaMessage } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { CommitLoop } from '../../../src/consumers/commit-loop.js';
-import { KeyScheduler } from '../../../src/consumers/key-scheduler.js';
+import { OperationSchedulers } from '../../../src/consumers/operation-schedulers.js';
+import type { Operation } from '../../../src/contract/operations.js';
 import { PartitionState } from '../../../src/consumers/partition-state.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
 import type { ProcessDeps } from '../../../src/consumers/process-request.js';
@@ -39,7 +40,11 @@ function batch(messages: KafkaMessage[]) {
 /** Nothing here may be reached by the unreadable messages these tests send. */
 const processDeps = (): ProcessDeps => fakeProcessDeps(now);
 
-function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>, replicaWindow = 1_000_000) {
+function setup(
+  partitionWindow: number,
+  scheduler: Pick<OperationSchedulers, 'submit'>,
+  replicaWindow = 1_000_000,
+) {
   const state = new PartitionState(TOPIC, 0, 'lawsuits-summary');
   state.highestTaken = 9n;
   const fetching = { paused: 0, resumed: 0 };
@@ -79,11 +84,16 @@ function setup(partitionWindow: number, scheduler: Pick<KeyScheduler, 'submit'>,
 
 /** Holds submitted work without running it. */
 function heldScheduler() {
-  const submitted: { key: string | undefined; scope: string; run: () => Promise<void> }[] = [];
+  const submitted: {
+    operation: Operation;
+    key: string | undefined;
+    scope: string;
+    run: () => Promise<void>;
+  }[] = [];
   return {
     submitted,
-    submit: (key: string | undefined, scope: string, run: () => Promise<void>) => {
-      submitted.push({ key, scope, run });
+    submit: (operation: Operation, key: string | undefined, scope: string, run: () => Promise<void>) => {
+      submitted.push({ operation, key, scope, run });
     },
   };
 }
@@ -130,15 +140,15 @@ describe('Worker', () => {
     await worker.takeBatch(payload);
 
     expect(resolved).toEqual(['8', '9', '10', '11']);
-    expect(scheduler.submitted.map(({ key, scope }) => ({ key, scope }))).toEqual([
-      { key: `${state.id}\u0000a`, scope: state.id },
-      { key: undefined, scope: state.id },
+    expect(scheduler.submitted.map(({ operation, key, scope }) => ({ operation, key, scope }))).toEqual([
+      { operation: 'lawsuits-summary', key: `${state.id}\u0000a`, scope: state.id },
+      { operation: 'lawsuits-summary', key: undefined, scope: state.id },
     ]);
     expect(state.highestTaken).toBe(11n);
   });
 
   it('completes an unreadable message with one dead letter for the errors topic', async () => {
-    const scheduler = new KeyScheduler(4, (error) => {
+    const scheduler = new OperationSchedulers(4, (error) => {
       throw error;
     });
     const { worker, state, outcome } = setup(10, scheduler);
