@@ -131,11 +131,12 @@ function planReplay(flags: ReplayFlags, io: AuditIo): Body {
         ? { kind: 'lines' as const, sink }
         : { kind: 'topic' as const, topic: toTopic ?? '' };
       const s = await runReplay(ctx, { selection, window, filter, trail, output });
-      completed = true;
+      // Interrupted (Ctrl-C): what was read so far is no export to replace an earlier one with.
+      completed = ctx.signal?.aborted !== true;
       const where = toTopic === undefined ? 'written' : `republished to ${toTopic}`;
       return `${s.written} of ${s.read} messages ${where} (${s.undecodable} undecodable) from ${s.topics.length} topic(s)`;
     } finally {
-      await sink?.close(completed);
+      await closeSink(sink, completed);
     }
   };
 }
@@ -147,16 +148,34 @@ function planRedrive(flags: RedriveFlags, io: AuditIo): Body {
   return async (ctx) => {
     const sink = await openSink(flags, io);
     let completed = false;
+    let lines = 0;
+    const counting: LineSink = {
+      write: (line) => {
+        lines += 1;
+        return sink.write(line);
+      },
+      close: (done) => sink.close(done),
+    };
     try {
-      const s = await runRedrive(ctx, { window, filter, dryRun, sink });
+      const s = await runRedrive(ctx, { window, filter, dryRun, sink: counting });
       completed = true;
       const done = dryRun ? `${s.matched - s.skipped} would be redriven` : `${s.redriven} redriven`;
       return `${done}, ${s.skipped} skipped, of ${s.read} dead letters read`;
     } finally {
-      // A redrive's lines are the record of what it sent: kept even when it stops half-way.
-      await sink.close(completed || !dryRun);
+      // A redrive's lines are the record of what it sent: kept even when it stops half-way,
+      // as long as it has any (a run that failed before its first line replaces nothing).
+      await closeSink(sink, completed || (!dryRun && lines > 0));
     }
   };
+}
+
+/** Closes the output; a failure to close is the command's error only when nothing else failed. */
+async function closeSink(sink: LineSink | undefined, completed: boolean): Promise<void> {
+  try {
+    await sink?.close(completed);
+  } catch (error) {
+    if (completed) throw error;
+  }
 }
 
 function openSink(flags: ConnectionFlags, io: AuditIo): Promise<LineSink> {

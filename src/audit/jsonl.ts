@@ -1,5 +1,5 @@
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rename, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { DecodedRecord } from './records.js';
@@ -101,15 +101,12 @@ function sinkError(error: unknown): Error {
  * naming the file, when it cannot be written.
  */
 export async function fileSink(path: string): Promise<LineSink> {
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) throw new Error(`cannot write ${path}: EISDIR`);
+  // A device, a pipe or a FIFO (/dev/stdout, process substitution) is written as it is.
+  if (existing && !existing.isFile()) return openedSink(path, createWriteStream(path, { flags: 'w' }));
   const partial = `${path}.partial-${process.pid}`;
-  const stream = createWriteStream(partial, { flags: 'w', mode: 0o600 });
-  try {
-    await once(stream, 'open');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new Error(`cannot write ${path}: ${code}`, { cause: error });
-  }
-  const sink = streamSink(stream, { end: true });
+  const sink = await openedSink(path, createWriteStream(partial, { flags: 'w', mode: 0o600 }));
   return {
     write: (line) => sink.write(line),
     async close(completed = true) {
@@ -121,4 +118,15 @@ export async function fileSink(path: string): Promise<LineSink> {
       }
     },
   };
+}
+
+/** The stream once open, as a sink; an error naming `path` (not a partial file) when it cannot be. */
+async function openedSink(path: string, stream: WriteStream): Promise<LineSink> {
+  try {
+    await once(stream, 'open');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new Error(`cannot write ${path}: ${code}`, { cause: error });
+  }
+  return streamSink(stream, { end: true });
 }

@@ -52,8 +52,11 @@ export async function openRepublisher(kafka: Pick<Kafka, 'producer'>): Promise<R
     async sendNow({ topic, partition, key, value, headers }) {
       const message = { key, value, headers, ...(partition === undefined ? {} : { partition }) };
       const [written] = await producer.send({ topic, acks: -1, messages: [message] });
+      // kafkajs sends nothing, without an error, to a partition it knows no leader of.
+      if (!written)
+        throw new Error(`nothing was written to ${topic} (partition ${String(partition ?? 'by key')})`);
       sent += 1;
-      return { partition: written?.partition ?? -1, offset: written?.baseOffset ?? '' };
+      return { partition: written.partition, offset: written.baseOffset ?? '' };
     },
     async close() {
       try {

@@ -29,9 +29,21 @@ export interface RedriveSummary extends ScanSummary {
 export async function runRedrive(ctx: AuditContext, options: RedriveOptions): Promise<RedriveSummary> {
   const existing = new Set(await ctx.clients.admin.listTopics());
   const publisher = options.dryRun ? undefined : await openRepublisher(ctx.clients.kafka);
+  const partitionCounts = new Map<string, Promise<number>>();
   const run: RedriveRun = {
     names: namesOf(ctx),
     existing,
+    partitionCount: (topic) => {
+      let count = partitionCounts.get(topic);
+      if (!count) {
+        count = ctx.clients.admin
+          .fetchTopicMetadata({ topics: [topic] })
+          .then((metadata) => metadata.topics[0]?.partitions.length ?? 0);
+        partitionCounts.set(topic, count);
+      }
+      return count;
+    },
+    warn: ctx.warn,
     publisher,
     sink: options.sink,
     seen: new Set(),
@@ -53,6 +65,8 @@ export async function runRedrive(ctx: AuditContext, options: RedriveOptions): Pr
 interface RedriveRun {
   names: TopicNames;
   existing: ReadonlySet<string>;
+  partitionCount(topic: string): Promise<number>;
+  warn(message: string): void;
   /** Absent on a dry run. */
   publisher: Republisher | undefined;
   sink: LineSink;
@@ -80,7 +94,16 @@ async function redriveOne(run: RedriveRun, record: DecodedRecord): Promise<void>
   if (!run.existing.has(plan.message.topic)) {
     throw new AuditError('UNKNOWN_TOPIC', `unknown topic: ${plan.message.topic}`);
   }
-  const at = await run.publisher.sendNow(plan.message);
+  const { message } = plan;
+  // The partition it was read from, unless the topic was made again with fewer: then the key's.
+  const { partition } = message;
+  if (partition !== undefined && partition >= (await run.partitionCount(message.topic))) {
+    run.warn(
+      `${message.topic} has no partition ${String(partition)} any more: ${plan.deadLetter} goes by its key`,
+    );
+    delete message.partition;
+  }
+  const at = await run.publisher.sendNow(message);
   run.counts.redriven += 1;
   await run.sink.write({
     action: 'redriven',

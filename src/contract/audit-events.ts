@@ -71,4 +71,6 @@ export const consoleAuditEventSchema = z.discriminatedUnion('action', [
 ]);
 
 export type ConsoleAuditEvent = z.infer<typeof consoleAuditEventSchema>;
+/** Every action, each event's key on the audit topic. */
+export const CONSOLE_AUDIT_ACTIONS = consoleAuditEventSchema.options.map((o) => o.shape.action.value);
 export type ConsoleAuditAction = ConsoleAuditEvent['action'];

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -140,6 +140,18 @@ describe('--out files', () => {
     await sink.close(false);
     expect(readFileSync(path, 'utf8')).toBe('an earlier export\n');
     expect(readdirSync(folder)).toEqual(['export.jsonl']);
+  });
+
+  it('refuses a folder at once, before anything is read or sent', async () => {
+    const folder = dir();
+    await expect(fileSink(folder)).rejects.toThrow(`cannot write ${folder}: EISDIR`);
+  });
+
+  it('writes a device or a pipe as it is, with no file beside it', async () => {
+    const sink = await fileSink('/dev/null');
+    expect(existsSync(`/dev/null.partial-${process.pid}`)).toBe(false);
+    await sink.write({ n: 1 });
+    await sink.close(true);
   });
 
   it('fails at once, naming the file, when it cannot be written', async () => {
