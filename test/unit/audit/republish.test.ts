@@ -1,23 +1,6 @@
-import type { Kafka, Producer, ProducerRecord, RecordMetadata } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { openRepublisher } from '../../../src/audit/republish.js';
-
-/** A producer answering each send with `answer` (kafkajs's list of partitions written). */
-function producerAnswering(answer: RecordMetadata[]): {
-  kafka: Pick<Kafka, 'producer'>;
-  sent: ProducerRecord[];
-} {
-  const sent: ProducerRecord[] = [];
-  const producer = {
-    connect: () => Promise.resolve(),
-    disconnect: () => Promise.resolve(),
-    send: (record: ProducerRecord) => {
-      sent.push(record);
-      return Promise.resolve(answer);
-    },
-  } as unknown as Producer;
-  return { kafka: { producer: () => producer }, sent };
-}
+import { recordingKafka } from '../../helpers/recording-kafka.js';
 
 const message = {
   topic: 'p.requests.vehicle',
@@ -30,7 +13,7 @@ const message = {
 describe('republishing one message', () => {
   it('sends it to the partition asked for and says where it landed', async () => {
     const written = { topicName: message.topic, partition: 5, errorCode: 0, baseOffset: '41' };
-    const { kafka, sent } = producerAnswering([written]);
+    const { kafka, sent } = recordingKafka([written]);
     const publisher = await openRepublisher(kafka);
     expect(await publisher.sendNow(message)).toEqual({ partition: 5, offset: '41' });
     expect(sent[0]?.messages[0]?.partition).toBe(5);
@@ -38,7 +21,7 @@ describe('republishing one message', () => {
   });
 
   it('fails when kafkajs wrote nothing (a partition with no leader), never reporting it sent', async () => {
-    const { kafka } = producerAnswering([]);
+    const { kafka } = recordingKafka([]);
     const publisher = await openRepublisher(kafka);
     await expect(publisher.sendNow(message)).rejects.toThrow(
       'nothing was written to p.requests.vehicle (partition 5)',

@@ -2,30 +2,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { Kafka, Message, Producer, ProducerRecord } from 'kafkajs';
+import type { Message } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { kafkaAuditLog, type ConsoleAuditEvent } from '../../../src/console/audit-log.js';
+import { recordingKafka } from '../../helpers/recording-kafka.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const published = JSON.parse(
   readFileSync(join(import.meta.dirname, '..', '..', '..', 'schemas', 'audit.json'), 'utf8'),
 ) as object;
 const validate = addFormats(new Ajv({ strict: false })).compile(published);
-
-/** A producer that keeps what it is asked to send: the one module under test is audit-log. */
-function recordingKafka(): { kafka: Pick<Kafka, 'producer'>; sent: ProducerRecord[] } {
-  const sent: ProducerRecord[] = [];
-  const producer = {
-    connect: () => Promise.resolve(),
-    disconnect: () => Promise.resolve(),
-    send: (record: ProducerRecord) => {
-      sent.push(record);
-      return Promise.resolve([]);
-    },
-  } as unknown as Producer;
-  return { kafka: { producer: () => producer }, sent };
-}
 
 const at = '2026-11-23T01:02:03.456Z';
 const redrive: ConsoleAuditEvent = {
