@@ -44,9 +44,13 @@ export function createPoller(deps: PollerDeps): Poller {
   let loop: Promise<void> | undefined;
 
   const scan = async (signal: AbortSignal): Promise<number> => {
-    const ids = await deps.store.takeDue(deps.now(), deps.batchSize, deps.leaseMs);
+    const takenAt = deps.now();
+    const ids = await deps.store.takeDue(takenAt, deps.batchSize, deps.leaseMs);
     await forEachLimited(ids, deps.concurrency, async (requestId) => {
       if (signal.aborted) return;
+      // Its lease ran out while it waited its turn (a slow vendor, a full rate): another replica
+      // may have taken it since. Left to the next scan instead of a second GET of the search.
+      if (deps.now() - takenAt >= deps.leaseMs) return;
       try {
         await deps.settle(requestId, signal);
       } catch (error) {

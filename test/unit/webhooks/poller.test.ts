@@ -117,4 +117,24 @@ describe('vehicle search poller', () => {
     await poller.stop();
     expect(settled).toEqual(['req-1', 'req-1']);
   });
+
+  it('leaves to the next scan a search whose lease ran out while it waited its turn', async () => {
+    const memory = memoryPendingStore(() => Date.now());
+    const settled: string[] = [];
+    const poller = createPoller({
+      store: memory,
+      // Each settlement takes 70 s: the second search of the batch would start after its 60 s lease.
+      settle: async (requestId) => {
+        settled.push(requestId);
+        await new Promise((resolve) => setTimeout(resolve, 70_000));
+        return { kind: 'pending' } as const;
+      },
+      ...TIMING,
+    });
+    for (const requestId of ['req-1', 'req-2']) await memory.add(pendingSearch({ requestId }), Date.now());
+    const scanning = poller.scan(new AbortController().signal);
+    await vi.advanceTimersByTimeAsync(200_000);
+    expect(await scanning).toBe(2);
+    expect(settled).toEqual(['req-1']);
+  });
 });
