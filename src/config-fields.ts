@@ -12,6 +12,8 @@ export const numberOr = (schema: z.ZodType<number>, fallback: number) =>
 export const int = (min: number, fallback: number) => numberOr(z.coerce.number().int().min(min), fallback);
 /** A TCP port; 0 lets the system choose one. */
 export const port = (fallback: number) => numberOr(z.coerce.number().int().min(0).max(65_535), fallback);
+/** An address to listen on; blank: the default (never '', which Node reads as every address). */
+export const host = (fallback: string) => blankAsUnset(z.string().default(fallback));
 /** Kafka's retention.ms: -1 keeps forever; 0 would delete the history at once. */
 export const retentionMs = (fallback: number) =>
   numberOr(

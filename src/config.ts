@@ -16,6 +16,7 @@ import { readConsoleTokens, type ConsoleTokens, type TokenSettings } from './con
 import {
   bool,
   consoleToken,
+  host,
   int,
   limitsJson,
   numberOr,
@@ -142,10 +143,10 @@ const envSchema = z.object({
       ),
     900 * 1024,
   ),
-  HTTP_HOST: z.string().default('0.0.0.0'),
+  HTTP_HOST: host('0.0.0.0'),
   HTTP_PORT: port(8080),
   /** Health, readiness and metrics: a listener apart from the public webhook sink. */
-  ADMIN_HOST: z.string().default('0.0.0.0'),
+  ADMIN_HOST: host('0.0.0.0'),
   ADMIN_PORT: port(9090),
   /** How often the consumer lag metric is read from the brokers. */
   CONSUMER_LAG_INTERVAL_MS: int(100, 15_000),

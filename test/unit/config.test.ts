@@ -73,6 +73,18 @@ describe('loadConfig', () => {
     expect(config.OUTPUT_RETENTION_MS).toBe(-1);
     expect(config.WEBHOOK_FETCH_INTERVAL_MS).toBe(10_000);
   });
+
+  it('reads a blank listen address as not given: 0.0.0.0, never the empty string', () => {
+    const config = loadConfig({ ...base, HTTP_HOST: '', ADMIN_HOST: '' });
+    expect([config.HTTP_HOST, config.ADMIN_HOST]).toEqual(['0.0.0.0', '0.0.0.0']);
+  });
+
+  it.each(['LOG_LEVEL', 'TOPIC_PREFIX', 'CREATE_TOPICS', 'VENDOR_LIMITS'])(
+    'refuses another setting given blank, naming it (%s)',
+    (name) => {
+      expect(() => loadConfig({ ...base, [name]: '' })).toThrow(new RegExp(`^${name}\\b`));
+    },
+  );
 });
 
 describe('commit spacing', () => {
