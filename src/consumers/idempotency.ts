@@ -222,8 +222,7 @@ export function memoryIdempotencyStore(
     }
   };
   return {
-    claim(_operation, requestId) {
-      const key = requestId;
+    claim(_operation, key) {
       const entry = entries.get(key);
       if (entry && entry.expiresAt > now()) return Promise.resolve({ paid: entry.paid });
       if (entry) entries.delete(key);

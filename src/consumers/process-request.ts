@@ -16,7 +16,7 @@ import type { ParamsOf } from '../contract/params.js';
 import type { HandlerOutcome } from '../handlers/types.js';
 import type { RequestLogger } from '../observability/logger.js';
 import { rawRequest } from '../producers/dead-letter-record.js';
-import { errorEnvelope, resultEnvelope } from '../producers/output-records.js';
+import { errorEnvelope, resultEnvelope, type ResultToWrite } from '../producers/output-records.js';
 import {
   paramsHash,
   type Claim,
@@ -53,17 +53,8 @@ export interface IncomingRequest<O extends Operation = Operation> {
 }
 
 export type ProcessOutcome =
-  | {
-      kind: 'result';
-      result: ResultEnvelope;
-      /** The request as received, for a dead letter made of the result (result_too_large). */
-      request: Record<string, unknown>;
-      /**
-       * Whether the result opens a vehicle search's events (its `pending` event): false for a
-       * copy answered from an outcome another message paid for, whose search has its events.
-       */
-      opensSearch: boolean;
-    }
+  /** What the worker writes: the result, the request as received and whether it opens a search. */
+  | ({ kind: 'result' } & ResultToWrite)
   | { kind: 'error'; error: ErrorEnvelope }
   /** Stopped by shutdown or revocation: not completed, so it is read again later. */
   | { kind: 'aborted' };
@@ -205,9 +196,8 @@ async function payAndStore<O extends Operation>(
   // request in (a) (instant vendor, in turns over 8 pairs of runs), for reasons not found.
   // Never throws: a failed write keeps the reservation (copies elsewhere wait) and is retried;
   // copies here are answered from memory meanwhile.
-  await (
-    await reservation
-  ).complete({
+  const held = await reservation;
+  await held.complete({
     paramsHash: hash,
     operation: incoming.operation,
     origin: incoming.origin,

@@ -37,7 +37,10 @@ export interface ResultToWrite {
   result: ResultEnvelope;
   /** The request as received: what a `result_too_large` dead letter carries. */
   request: Record<string, unknown>;
-  /** Whether to write the `pending` event of an accepted vehicle-async search. */
+  /**
+   * Whether to write the `pending` event of an accepted vehicle-async search: false for a copy
+   * answered from an outcome another message paid for, whose search has its events.
+   */
   opensSearch: boolean;
 }
 
