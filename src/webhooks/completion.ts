@@ -97,7 +97,7 @@ export async function settleSearch(
       // at once instead of at the search's (possibly distant) next poll.
       await deps.store.reschedule(search, deps.now() + deps.claimTtlMs);
     }
-    return await settleClaimed({ ...deps, owner }, search, via, signal);
+    return await settleClaimed(deps, { search, owner }, via, signal);
   } finally {
     clearInterval(renewals);
     await deps.store.release(requestId, owner).catch((error: unknown) => {
@@ -106,9 +106,10 @@ export async function settleSearch(
   }
 }
 
+/** `owner`: this settlement's claim token (not the replica's name, `deps.owner`). */
 async function settleClaimed(
   deps: CompletionDeps,
-  search: PendingSearch,
+  { search, owner }: { search: PendingSearch; owner: string },
   via: Via,
   signal: AbortSignal,
 ): Promise<Settlement> {
@@ -138,7 +139,7 @@ async function settleClaimed(
   };
   // Still ours just before publishing: a claim Redis lost (a fail-over, a restart without its
   // last second of writes) may be another worker's by now, which would publish too.
-  if (!(await deps.store.extend(search.requestId, deps.owner, deps.claimTtlMs))) return { kind: 'busy' };
+  if (!(await deps.store.extend(search.requestId, owner, deps.claimTtlMs))) return { kind: 'busy' };
   await deps.publish(event, {
     key: search.key === null ? null : Buffer.from(search.key, 'base64'),
     ...(search.traceparent === undefined ? {} : { traceparent: search.traceparent }),
