@@ -122,6 +122,13 @@ const envSchema = z.object({
    * more; by default 100 ms, or COMMIT_INTERVAL_MS when that is longer (commitSpacing).
    */
   COMMIT_MAX_INTERVAL_MS: optionalInt(0),
+  /**
+   * The longest a paid vendor answer, once stored, waits for the answers arriving just after it,
+   * so that they go on together (consumers/gathering.ts); a tenth of the time the request had
+   * taken, up to this.
+   * 0: each goes on at once.
+   */
+  ANSWER_GATHER_MAX_MS: numberOr(z.coerce.number().int().min(0).max(1_000), 20),
   RETRY_MAX_ATTEMPTS: int(1, 5),
   RETRY_BASE_MS: int(1, 250),
   RETRY_MAX_DELAY_MS: int(1, 15_000),

@@ -10,6 +10,7 @@ import { InfrastructureError, InvalidRequestError, toAppError, type AppError } f
 import { decodeWhenRegistryAnswers, type DecodeDeps } from './decode-wait.js';
 import { checkRequestBytes } from './value-guard.js';
 import { DeferredStart } from './deferred-start.js';
+
 import type { z } from 'zod';
 import { requestEnvelopeSchema } from '../contract/envelopes.js';
 import type { ParamsOf } from '../contract/params.js';
@@ -42,6 +43,11 @@ export type { RequestSignals } from './vendor-call.js';
 export interface ProcessDeps extends ReadDeps, CallDeps {
   idempotency: IdempotencyStore;
   now(): Date;
+  /**
+   * Resolves when a paid answer, `elapsedMs` after its request was received, may go on, with
+   * the answers gathered beside it (Gathering); at once when absent.
+   */
+  gather?(elapsedMs: number): Promise<void>;
 }
 
 export interface IncomingRequest<O extends Operation = Operation> {
@@ -203,6 +209,12 @@ async function payAndStore<O extends Operation>(
     origin: incoming.origin,
     outcome: call.outcome,
   });
+  // Answers behind a paced limiter land one per turn of the event loop. Those of a few ms go on
+  // from here together, so that what follows (the outcome's encoding, its commit, the next
+  // requests' starts, their claims and limiter jobs) shares turns and Redis writes: about a
+  // quarter less CPU per request in benchmark (b), 3 ms more p50 in (c). Held only once
+  // stored: a crash while held must not cost a second billable call.
+  if (deps.gather) await deps.gather(deps.now().getTime() - receivedAt.getTime());
   return {
     kind: 'result',
     result: toResult(deps, incoming, envelope, params, call.outcome, call.attempts, receivedAt),

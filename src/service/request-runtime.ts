@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { parseRequestParams } from '../contract/params.js';
 import { memoryIdempotencyStore, redisIdempotencyStore } from '../consumers/idempotency.js';
+import { Gathering } from '../consumers/gathering.js';
 import type { ProcessDeps } from '../consumers/process-request.js';
 import { abortableSleep } from '../consumers/retry-policy.js';
 import { Runtime } from '../consumers/runtime.js';
@@ -86,5 +87,13 @@ function processDeps(config: Config, deps: RequestRuntimeDeps): ProcessDeps {
     maxRawBytes: maxRawBytes(config.RESULT_MAX_BYTES),
     now: () => new Date(),
     sleep: abortableSleep,
+    gather: gatherAnswers(config.ANSWER_GATHER_MAX_MS),
   };
+}
+
+/** Gathering's hold: a tenth of the time the request took, as the commit spacing's share. */
+function gatherAnswers(maxMs: number): ProcessDeps['gather'] {
+  if (maxMs === 0) return undefined;
+  const gathering = new Gathering({ share: 0.1, maxMs });
+  return (elapsedMs) => gathering.wait(elapsedMs);
 }

@@ -36,6 +36,8 @@ describe('loadConfig', () => {
     [{ HTTP_PORT: '9000', ADMIN_PORT: '9000' }, /^ADMIN_PORT: must differ from HTTP_PORT/],
     [{ COMMIT_MAX_INTERVAL_MS: '5' }, /^COMMIT_MAX_INTERVAL_MS: must be at least COMMIT_INTERVAL_MS \(10\)/],
     [{ COMMIT_MAX_INTERVAL_MS: 'soon' }, /^COMMIT_MAX_INTERVAL_MS: /],
+    [{ ANSWER_GATHER_MAX_MS: '-1' }, /^ANSWER_GATHER_MAX_MS: /],
+    [{ ANSWER_GATHER_MAX_MS: '2.5' }, /^ANSWER_GATHER_MAX_MS: /],
     [{ OUTPUT_RETENTION_MS: '0' }, /^OUTPUT_RETENTION_MS: must be -1 \(forever\) or a positive/],
     [{ REQUEST_RETENTION_MS: '-2' }, /^REQUEST_RETENTION_MS: /],
     [{ HTTP_PORT: '70000' }, /^HTTP_PORT: /],
@@ -88,6 +90,11 @@ describe('loadConfig', () => {
 });
 
 describe('commit spacing', () => {
+  it('gathers answers for up to 20 ms by default; 0 turns it off', () => {
+    expect(loadConfig(base).ANSWER_GATHER_MAX_MS).toBe(20);
+    expect(loadConfig({ ...base, ANSWER_GATHER_MAX_MS: '0' }).ANSWER_GATHER_MAX_MS).toBe(0);
+  });
+
   it('runs from COMMIT_INTERVAL_MS to 100 ms by default, or to COMMIT_MAX_INTERVAL_MS', () => {
     expect(commitSpacing(loadConfig(base))).toEqual({ commitIntervalMs: 10, maxCommitIntervalMs: 100 });
     expect(commitSpacing(loadConfig({ ...base, COMMIT_MAX_INTERVAL_MS: '' }))).toEqual({

@@ -105,6 +105,29 @@ describe('processRequest', () => {
     });
   });
 
+  it('stores a paid answer, then holds it until the answers gathered with it may go on, given the time its request took', async () => {
+    const times = [Date.parse('2026-11-21T10:00:00.000Z'), Date.parse('2026-11-21T10:00:02.500Z')];
+    let release: () => void = () => undefined;
+    const gather = vi.fn(() => new Promise<void>((resolve) => (release = resolve)));
+    const idempotency = memoryIdempotencyStore(60);
+    const { deps } = setup(() => Promise.resolve(ok), {
+      idempotency,
+      gather,
+      now: () => new Date(times.shift() ?? Date.parse('2026-11-21T10:00:03.000Z')),
+    });
+    let given = false;
+    const outcome = processRequest(deps, incoming(request), signals(), log).finally(() => (given = true));
+    await vi.waitFor(() => {
+      expect(gather).toHaveBeenCalledWith(2_500);
+    });
+    // Stored before the hold: a crash while held must not lead to a second billable call.
+    expect(await idempotency.claim('lawsuits-summary', 'req-1')).toMatchObject({ paid: { outcome: ok } });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(given).toBe(false);
+    release();
+    await expect(outcome).resolves.toMatchObject({ kind: 'result', result: { status: 'ok' } });
+  });
+
   it('turns a vendor outcome into a result that echoes the request', async () => {
     const { deps } = setup(() => Promise.resolve(ok));
     const outcome = await processRequest(deps, incoming(request), signals(), log);
