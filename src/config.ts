@@ -125,7 +125,7 @@ const envSchema = z.object({
   /**
    * The longest a paid vendor answer, once stored, waits for the answers arriving just after it,
    * so that they go on together (consumers/gathering.ts); a tenth of the time the request had
-   * taken, up to this.
+   * taken, up to this; a hold under 1 ms is none.
    * 0: each goes on at once.
    */
   ANSWER_GATHER_MAX_MS: numberOr(z.coerce.number().int().min(0).max(1_000), 20),

@@ -7,7 +7,10 @@
  *
  * The hold is a share of the time the request has already taken (`share`, at most `maxMs`):
  * behind a queue under a rate limit, where requests wait seconds, it is the whole `maxMs`;
- * behind a quick vendor it stays a small part of the latency the caller sees.
+ * behind a quick vendor it stays a small part of the latency the caller sees. The first answer
+ * opens the gathering and waits its whole hold, alone or not; a later one joins it when it
+ * closes within the later one's own hold, and otherwise goes on at once; a hold under 1 ms is
+ * none. While held, a request keeps its in-flight slot, and the next request with its key waits.
  */
 export interface GatheringSettings {
   share: number;

@@ -10,7 +10,6 @@ import { InfrastructureError, InvalidRequestError, toAppError, type AppError } f
 import { decodeWhenRegistryAnswers, type DecodeDeps } from './decode-wait.js';
 import { checkRequestBytes } from './value-guard.js';
 import { DeferredStart } from './deferred-start.js';
-
 import type { z } from 'zod';
 import { requestEnvelopeSchema } from '../contract/envelopes.js';
 import type { ParamsOf } from '../contract/params.js';

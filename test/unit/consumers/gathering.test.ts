@@ -51,6 +51,23 @@ describe('Gathering', () => {
     expect(at).toEqual({ instant: Date.now() });
   });
 
+  it('lets a quick answer join a gathering that closes within its own hold, counted from its arrival', async () => {
+    const gathering = new Gathering({ share: 0.1, maxMs: 20 });
+    const start = Date.now();
+    const at = track({ slow: gathering.wait(60_000) });
+    await vi.advanceTimersByTimeAsync(2);
+    // Arrives 18 ms before the close: past its own 5 ms hold, so it goes on at once.
+    void gathering.wait(50).then(() => (at.early = Date.now()));
+    await vi.advanceTimersByTimeAsync(15);
+    expect(at).toEqual({ early: start + 2 });
+    // Arrives 3 ms before the close: within its own 5 ms hold, so it joins.
+    void gathering.wait(50).then(() => (at.late = Date.now()));
+    await vi.advanceTimersByTimeAsync(2);
+    expect(at).toEqual({ early: start + 2 });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(at).toEqual({ early: start + 2, slow: start + 20, late: start + 20 });
+  });
+
   it('does not hold a quick answer past its own share to join a longer hold', async () => {
     const gathering = new Gathering({ share: 0.1, maxMs: 20 });
     const start = Date.now();
