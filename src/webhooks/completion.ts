@@ -6,6 +6,7 @@ import type { VehicleSearchResponse } from '../vendor-api/schemas/vehicle.js';
 import { expiresAt, nextPollAt, type PollSchedule } from './backoff.js';
 import type { PendingSearch, PendingStore } from './pending-store.js';
 import { withoutWebhookSecrets } from './signature.js';
+import { withStoreRetries } from './store-retries.js';
 
 /**
  * Settles one search: claim it, fetch it from the vendor, and publish its final event once.
@@ -152,28 +153,21 @@ async function settleClaimed(
   return { kind: 'published', status };
 }
 
-const FINISH_TRIES = 5;
-const FINISH_RETRY_MS = 200;
-
 /**
  * Marks a published search done, tried again on a failure: left recorded, it is due again
  * when the claim lapses, and its final event would be published a second time.
  */
 async function markDone(deps: CompletionDeps, search: PendingSearch): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await deps.store.finish(search.requestId, search.searchId, deps.doneTtlMs);
-      return;
-    } catch (error) {
-      if (attempt >= FINISH_TRIES) {
-        deps.logger.error(
-          { err: error, requestId: search.requestId, searchId: search.searchId },
-          'vehicle search event published but not marked done; it may be published again',
-        );
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, FINISH_RETRY_MS * 2 ** (attempt - 1)));
-    }
+  try {
+    await withStoreRetries(() => deps.store.finish(search.requestId, search.searchId, deps.doneTtlMs), {
+      tries: 5,
+      firstDelayMs: 200,
+    });
+  } catch (error) {
+    deps.logger.error(
+      { err: error, requestId: search.requestId, searchId: search.searchId },
+      'vehicle search event published but not marked done; it may be published again',
+    );
   }
 }
 

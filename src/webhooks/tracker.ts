@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Origin } from '../contract/envelopes.js';
@@ -15,6 +14,7 @@ import type { PendingSearch, PendingStore } from './pending-store.js';
 import { createPoller, wakingStore, type Poller } from './poller.js';
 import { createSinkGuard, type SinkLimits } from './sink-guard.js';
 import { registerSinkRoutes, type SinkDeps } from './sink-routes.js';
+import { withStoreRetries } from './store-retries.js';
 import { resolvePublicUrl, webhookTarget, type WebhookMethod } from './webhook-target.js';
 
 /**
@@ -237,23 +237,18 @@ async function recordSearch(
   signal: AbortSignal,
 ): Promise<void> {
   const dueAt = nextPollAt(schedule, search, search.createdAt);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await deps.store.add(search, dueAt);
-      deps.logger.debug(
-        { requestId: search.requestId, searchId: search.searchId },
-        'vehicle search recorded',
-      );
-      return;
-    } catch (error) {
-      if (attempt >= RECORD_ATTEMPTS || signal.aborted) throw error;
+  await withStoreRetries(() => deps.store.add(search, dueAt), {
+    tries: RECORD_ATTEMPTS,
+    firstDelayMs: 200,
+    signal,
+    onRetry: (error, attempt) => {
       deps.logger.warn(
         { err: error, requestId: search.requestId, attempt },
         'could not record a vehicle search; retrying',
       );
-      await sleep(100 * 2 ** attempt, undefined, { signal });
-    }
-  }
+    },
+  });
+  deps.logger.debug({ requestId: search.requestId, searchId: search.searchId }, 'vehicle search recorded');
 }
 
 function boundPort(app: FastifyInstance | undefined): number | undefined {
