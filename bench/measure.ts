@@ -127,6 +127,8 @@ export function startSystem(
   extraEnv: Record<string, string>,
 ): Promise<Started> {
   const env = { ...serviceEnv(scenario.partitions, prefix), ...scenario.service, ...extraEnv };
+  if (system === 'floor')
+    return startNode(['bench/floor-consumer.ts'], { ...env, ...scenario.floor }, 'floor started');
   return system === 'service'
     ? startNode(['src/cli.ts', 'run'], env, '"msg":"service started"')
     : startNode(

@@ -17,6 +17,9 @@ export interface ScenarioReport {
   service: Measured;
   baseline: Measured;
   ratios: Record<string, number>;
+  /** (b): the least exactly-once pipeline on the same clients (bench/floor-consumer.ts). */
+  floor?: Measured;
+  floorRatios?: Record<string, number>;
   /** (a): the vendor leg alone, as fast as it goes. */
   vendorAlone?: { callsPerSecond: number };
   /** (b): the vendor leg alone at the scenario's pace. */
@@ -37,8 +40,10 @@ export function summary(report: Report): string {
     const entry = report[id] as ScenarioReport | undefined;
     if (!entry) continue;
     lines.push(`(${id}) ${entry.title}, ${entry.requests} requests`);
-    for (const m of [entry.service, entry.baseline]) lines.push(`  ${m.system}: ${throughputLine(m)}`);
+    for (const m of [entry.service, entry.baseline, ...(entry.floor ? [entry.floor] : [])])
+      lines.push(`  ${m.system}: ${throughputLine(m)}`);
     lines.push(`  service/baseline: ${JSON.stringify(entry.ratios)}`);
+    if (entry.floorRatios) lines.push(`  service/floor: ${JSON.stringify(entry.floorRatios)}`);
     lines.push(...vendorLegLines(entry));
   }
   const c = report.c as LatencyReport | undefined;

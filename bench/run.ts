@@ -109,12 +109,14 @@ async function main(): Promise<void> {
           : {},
       );
       const baseline = await measure(kafka, admin, scenario, 'baseline');
+      const floor = scenario.floor ? await measure(kafka, admin, scenario, 'floor') : undefined;
       const entry: ScenarioReport & Record<string, unknown> = {
         title: scenario.title,
         requests: scenario.requests,
         service,
         baseline,
         ratios: ratios(service, baseline),
+        ...(floor ? { floor, floorRatios: ratios(service, floor) } : {}),
         ...(scenario.extra ? await scenario.extra() : {}),
         ...(scenario.id === 'a' && process.env.BENCH_TRACING
           ? { tracing: await tracingCost(kafka, admin, scenario, service) }

@@ -57,12 +57,17 @@ export interface Scenario {
   limitPerSecond?: number;
   /** Watches the service while its outcomes are counted (the service gets ADMIN_PORT for it). */
   serviceProbe?: (pid: number) => RunProbe;
-  /** Further figures of the scenario, measured after the two systems. */
+  /**
+   * The settings of bench/floor-consumer.ts, the least exactly-once pipeline on the same
+   * clients: when set, it is measured after the baseline, and the service against it.
+   */
+  floor?: Record<string, string>;
+  /** Further figures of the scenario, measured after the systems. */
   extra?: () => Promise<Record<string, unknown>>;
 }
 
 export interface Measured {
-  system: 'service' | 'baseline';
+  system: 'service' | 'baseline' | 'floor';
   /** Cores used over the measured span by each process (system, sandbox, broker, registry, Redis, this counter). */
   coresUsed: Record<string, number>;
   outcomes: number;

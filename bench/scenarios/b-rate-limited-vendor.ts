@@ -34,5 +34,6 @@ export const rateLimitedVendor: Scenario = {
   baselineCapMs: Number(process.env.BENCH_B_BASELINE_CAP_MS ?? 30_000),
   limitPerSecond: LIMIT,
   serviceProbe: transactionsAndSyscalls,
+  floor: { FLOOR_RATE_PER_SECOND: String(LIMIT * PACED_SHARE) },
   extra: async () => ({ vendorPaced: await vendorPaced(SANDBOX, LIMIT * PACED_SHARE, CONNECTIONS) }),
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { vendorLegLines, type ScenarioReport } from '../../../bench/report.js';
+import { summary, vendorLegLines, type ScenarioReport } from '../../../bench/report.js';
 import type { Measured } from '../../../bench/scenario.js';
 
 function measured(system: Measured['system'], extra: Partial<Measured> = {}): Measured {
@@ -62,5 +62,20 @@ describe('vendorLegLines', () => {
       '  vendor leg alone: 21057.4 calls/s',
     ]);
     expect(vendorLegLines(entry({}))).toEqual([]);
+  });
+});
+
+describe('summary', () => {
+  it('lists the floor after the baseline, and the service against it, when the run measured one', () => {
+    const withFloor = entry({
+      floor: measured('floor', { cpuSecondsPer1000: 0.3, peakRssMiB: 160 }),
+      floorRatios: { throughput: 1, cpuPer1000: 2.1 },
+    });
+    const lines = summary({ b: withFloor }).split('\n');
+    const floorLine = lines.findIndex((line) => line.startsWith('  floor: '));
+    expect(lines[floorLine - 1]).toMatch(/^ {2}baseline: /);
+    expect(lines[floorLine]).toContain('0.3 CPU-ms/request');
+    expect(lines).toContain('  service/floor: {"throughput":1,"cpuPer1000":2.1}');
+    expect(summary({ b: entry({}) })).not.toContain('floor');
   });
 });
