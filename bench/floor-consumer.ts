@@ -4,7 +4,8 @@
  * requests; each is parsed, its params checked, and its vendor call made through the same
  * client (undici), paced in this process at FLOOR_RATE_PER_SECOND; the results go out in
  * transactions, one per FLOOR_TRANSACTION_SIZE results with the consumed offsets (about the
- * service's ten a second at (b)'s pace), from one transactional producer per partition.
+ * service's ten a second at (b)'s pace), from one transactional producer per partition. Each
+ * partition has FLOOR_SLICES_AHEAD such slices under way, so about 360 requests are in flight.
  *
  * What it leaves out is what the service adds: the idempotency store and the shared limiter
  * (Redis), the outcome envelope and its schema, metrics, logs and traces. So it bills again
@@ -20,9 +21,18 @@ import { createVendorClient } from '../src/vendor-api/client.js';
 const config = loadConfig();
 const topics = topicNames(config.TOPIC_PREFIX);
 const topic = topics.request('lawsuits-summary');
-const ratePerSecond = Number(process.env.FLOOR_RATE_PER_SECOND);
-if (!(ratePerSecond > 0)) throw new Error('FLOOR_RATE_PER_SECOND must be a positive number');
-const transactionSize = Number(process.env.FLOOR_TRANSACTION_SIZE ?? '30');
+
+function positive(name: string, fallback?: number, integer = false): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (value === undefined || !(value > 0) || (integer && !Number.isInteger(value)))
+    throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${String(raw)}`);
+  return value;
+}
+const ratePerSecond = positive('FLOOR_RATE_PER_SECOND');
+const transactionSize = positive('FLOOR_TRANSACTION_SIZE', 30, true);
+/** Slices under way per partition: 4 × 30 × 3 partitions keeps 360 requests in flight. */
+const slicesAhead = positive('FLOOR_SLICES_AHEAD', 4, true);
 
 const kafka = new Kafka({
   clientId: 'floor',
@@ -51,7 +61,7 @@ function producerFor(partition: number): Promise<Producer> {
   return producer;
 }
 
-/** Calls start no closer than 1/rate apart, in the order they asked. */
+/** Calls are scheduled 1/rate apart, in the order they asked (a late timer may bunch them). */
 let nextStart = 0;
 function paced(): Promise<void> {
   const now = Date.now();
@@ -66,27 +76,49 @@ interface Output {
   value: string;
 }
 
+/** Never rejects: a request it cannot read or a call that fails goes to the errors topic. */
 async function handle(message: KafkaMessage): Promise<Output> {
-  const request = JSON.parse(message.value?.toString() ?? '{}') as { requestId: string; params: unknown };
-  const params = parseParams('lawsuits-summary', request.params);
-  if (!params.ok) {
-    return {
-      topic: topics.errors,
-      key: message.key,
-      value: JSON.stringify({ requestId: request.requestId }),
-    };
-  }
-  await paced();
+  let requestId: unknown = null;
   try {
-    const result = await vendor.call('lawsuits-summary', params.params);
-    const value = JSON.stringify({ requestId: request.requestId, status: 'ok', response: result.raw });
-    return { topic: topics.result('lawsuits-summary'), key: message.key, value };
-  } catch {
-    return {
-      topic: topics.errors,
-      key: message.key,
-      value: JSON.stringify({ requestId: request.requestId }),
+    const request = JSON.parse(message.value?.toString() ?? '{}') as {
+      requestId?: unknown;
+      params?: unknown;
     };
+    requestId = request.requestId;
+    const params = parseParams('lawsuits-summary', request.params);
+    if (params.ok) {
+      await paced();
+      const result = await vendor.call('lawsuits-summary', params.params);
+      const value = JSON.stringify({ requestId, status: 'ok', response: result.raw });
+      return { topic: topics.result('lawsuits-summary'), key: message.key, value };
+    }
+  } catch {
+    // An error outcome below, as for params that do not check.
+  }
+  return { topic: topics.errors, key: message.key, value: JSON.stringify({ requestId }) };
+}
+
+/** One transaction: the slice's outputs and the offset after its last message. */
+async function commitSlice(producer: Producer, partition: number, outputs: Output[], last: KafkaMessage) {
+  const byTopic = new Map<string, { key: Buffer | null; value: string }[]>();
+  for (const { topic: to, key, value } of outputs) {
+    const messages = byTopic.get(to) ?? [];
+    messages.push({ key, value });
+    byTopic.set(to, messages);
+  }
+  const transaction = await producer.transaction();
+  try {
+    await transaction.sendBatch({
+      topicMessages: [...byTopic].map(([to, messages]) => ({ topic: to, messages })),
+    });
+    await transaction.sendOffsets({
+      consumerGroupId: config.KAFKA_GROUP_ID,
+      topics: [{ topic, partitions: [{ partition, offset: String(BigInt(last.offset) + 1n) }] }],
+    });
+    await transaction.commit();
+  } catch (error) {
+    await transaction.abort();
+    throw error;
   }
 }
 
@@ -95,31 +127,26 @@ await consumer.connect();
 await consumer.subscribe({ topic, fromBeginning: true });
 await consumer.run({
   autoCommit: false,
+  eachBatchAutoResolve: false,
   partitionsConsumedConcurrently: 3,
   eachBatch: async (payload) => {
     const { batch } = payload;
     const producer = await producerFor(batch.partition);
-    // Every call of the batch is under way at once (paced); each slice is committed in order.
-    const outputs = batch.messages.map((message) => handle(message));
-    for (let from = 0; from < outputs.length; from += transactionSize) {
-      const slice = await Promise.all(outputs.slice(from, from + transactionSize));
-      const last = batch.messages[Math.min(from + transactionSize, outputs.length) - 1];
-      if (!last) break;
-      const transaction = await producer.transaction();
-      const byTopic = new Map<string, { key: Buffer | null; value: string }[]>();
-      for (const { topic: to, key, value } of slice)
-        byTopic.set(to, [...(byTopic.get(to) ?? []), { key, value }]);
-      await transaction.sendBatch({
-        topicMessages: [...byTopic].map(([to, messages]) => ({ topic: to, messages })),
-      });
-      await transaction.sendOffsets({
-        consumerGroupId: config.KAFKA_GROUP_ID,
-        topics: [
-          { topic, partitions: [{ partition: batch.partition, offset: String(BigInt(last.offset) + 1n) }] },
-        ],
-      });
-      await transaction.commit();
+    const slices: KafkaMessage[][] = [];
+    for (let from = 0; from < batch.messages.length; from += transactionSize)
+      slices.push(batch.messages.slice(from, from + transactionSize));
+    // A few slices under way at once (their calls paced), each committed in order; the next
+    // starts as one is committed, so the requests in flight stay bounded.
+    const started = slices.slice(0, slicesAhead).map((slice) => Promise.all(slice.map(handle)));
+    for (const [index, slice] of slices.entries()) {
+      const outputs = await (started[index] as Promise<Output[]>);
+      const next = slices[index + slicesAhead];
+      if (next) started.push(Promise.all(next.map(handle)));
+      const last = slice[slice.length - 1] as KafkaMessage;
+      await commitSlice(producer, batch.partition, outputs, last);
+      payload.resolveOffset(last.offset);
       await payload.heartbeat();
+      if (!payload.isRunning() || payload.isStale()) break;
     }
   },
 });

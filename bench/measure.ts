@@ -1,5 +1,5 @@
 /**
- * Measuring one system (the service or the baseline) on one scenario: fresh topics, the
+ * Measuring one system (the service, the baseline or (b)'s floor) on one scenario: fresh topics, the
  * requests published first, the sandbox and the system each in their own process, outcomes
  * counted from the first to the last with the CPU of every process over the same span.
  */

@@ -19,7 +19,7 @@ export interface Started {
  */
 export const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === '1';
 
-/** Compiles src and the baseline into dist/ (tsconfig.bench.json); nothing to do from source. */
+/** Compiles src, the baseline and the floor into dist/ (tsconfig.bench.json); nothing to do from source. */
 export function buildForBench(): void {
   if (FROM_SOURCE) return;
   execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(ROOT, 'tsconfig.bench.json')], {

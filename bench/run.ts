@@ -1,7 +1,8 @@
 /**
- * npm run bench: the service against its baseline (bench/baseline-consumer.ts), measured in the
- * same run on the same stack, every process separate (service, baseline, sandbox) so that
- * /proc tells each one's CPU and memory; then the service alone over partition counts (d), idle,
+ * npm run bench: the service against its baseline (bench/baseline-consumer.ts), and in (b) its
+ * transactional floor (bench/floor-consumer.ts), measured in the same run on the same stack,
+ * every process separate (service, baseline, floor, sandbox) so that /proc tells each one's CPU
+ * and memory; then the service alone over partition counts (d), idle,
  * and over a large backlog. One file per scenario in bench/scenarios/; the measuring itself in
  * bench/measure.ts.
  *

@@ -1,8 +1,10 @@
 /**
  * (b) vendor at 200 ms ± 50 ms, a 300 req/s limit, 3 partitions, BENCH_B_REQUESTS (20k):
  * achieved rate / limit and the most calls the sandbox saw in one second; the service's
- * transactions and socket system calls per second; and the vendor leg alone at the same pace
- * (vendorPaced), the floor of CPU per request at this rate on this machine.
+ * transactions and socket system calls per second; the vendor leg alone at the same pace
+ * (vendorPaced), what the vendor client alone costs at this rate on this machine; and the
+ * transactional floor (bench/floor-consumer.ts), the least an exactly-once pipeline on the same
+ * clients costs.
  */
 import { transactionsAndSyscalls } from '../probes.js';
 import type { Scenario } from '../scenario.js';
