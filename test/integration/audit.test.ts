@@ -19,6 +19,7 @@ import { topicNames } from '../../src/contract/operations.js';
 import { createRegistryClient } from '../../src/producers/registry-client.js';
 import { registerTopicSchemas } from '../../src/producers/schema-registration.js';
 import { cnpjFor, cpfFor, plateFor } from '../../src/sandbox/index.js';
+import { createTopicsReady } from '../helpers/create-topics.js';
 import { publish, testPrefix } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 import { REPLAY_LINE_KEYS } from '../helpers/replay-line.js';
@@ -82,30 +83,8 @@ async function cli(
 
 const requestIds = (run: CliRun) => run.lines.map((l) => l.value?.requestId);
 
-/**
- * Creates topics and waits until they answer ListOffsets. Not createTopics' waitForLeaders: on
- * a busy broker kafkajs' wait gives up on UNKNOWN_TOPIC_OR_PARTITION instead of retrying it.
- */
-async function createTopics(
-  topics: string[],
-  partitions: (topic: string) => number = () => 1,
-): Promise<void> {
-  await admin.createTopics({
-    topics: topics.map((topic) => ({ topic, numPartitions: partitions(topic), replicationFactor: 1 })),
-    waitForLeaders: false,
-  });
-  const deadline = Date.now() + 30_000;
-  for (const topic of topics) {
-    for (;;) {
-      try {
-        const offsets = await admin.fetchTopicOffsets(topic);
-        if (offsets.length === partitions(topic)) break;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+function createTopics(topics: string[], partitions?: (topic: string) => number): Promise<void> {
+  return createTopicsReady(admin, topics, partitions);
 }
 
 async function closedPort(): Promise<number> {

@@ -4,6 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTopicsReady } from '../helpers/create-topics.js';
 import { publish, testPrefix } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 
@@ -16,7 +17,7 @@ const from = new Date(Date.now() - 60_000).toISOString();
 beforeAll(async () => {
   const admin = await stack.admin();
   stack.onCleanup(() => admin.deleteTopics({ topics: [topic] }).catch(() => undefined));
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  await createTopicsReady(admin, [topic]);
   // Far more than a pipe's 64 KiB buffer, so that replay still writes after head has gone.
   const padding = 'x'.repeat(200);
   await publish(
