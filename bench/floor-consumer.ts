@@ -22,17 +22,17 @@ const config = loadConfig();
 const topics = topicNames(config.TOPIC_PREFIX);
 const topic = topics.request('lawsuits-summary');
 
-function positive(name: string, fallback?: number, integer = false): number {
+/** Each setting comes from the scenario (bench/scenarios/), never from a default here. */
+function positive(name: string, integer = false): number {
   const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (value === undefined || !(value > 0) || (integer && !Number.isInteger(value)))
+  const value = Number(raw);
+  if (raw === undefined || raw === '' || !(value > 0) || (integer && !Number.isInteger(value)))
     throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${String(raw)}`);
   return value;
 }
 const ratePerSecond = positive('FLOOR_RATE_PER_SECOND');
-const transactionSize = positive('FLOOR_TRANSACTION_SIZE', 30, true);
-/** Slices under way per partition: 4 × 30 × 3 partitions keeps 360 requests in flight. */
-const slicesAhead = positive('FLOOR_SLICES_AHEAD', 4, true);
+const transactionSize = positive('FLOOR_TRANSACTION_SIZE', true);
+const slicesAhead = positive('FLOOR_SLICES_AHEAD', true);
 
 const kafka = new Kafka({
   clientId: 'floor',
