@@ -64,16 +64,22 @@ export function registerRedrive(scope: FastifyInstance, deps: ConsoleDeps): void
     void runJob(deps, job, { chosen, criteria }, roleOf(request));
     return reply.redirect(`/console/redrive/jobs/${job.id}`, 303);
   });
-  scope.get<{ Params: { id: string } }>('/redrive/jobs/:id', (request, reply) => {
+  // A job's lines name requests and their failures: the operator who may start one sees them.
+  const operatorOnly = { preHandler: requireOperator };
+  scope.get<{ Params: { id: string } }>('/redrive/jobs/:id', operatorOnly, (request, reply) => {
     const job = jobs.get(request.params.id);
     if (!job) return reply.code(404).type('text/plain').send('no such redrive');
     return page(request, reply, 'redrive-job', { job });
   });
-  scope.get<{ Params: { id: string } }>('/redrive/jobs/:id/progress', (request, reply: FastifyReply) => {
-    const job = jobs.get(request.params.id);
-    if (!job) return reply.code(404).send({ error: 'no such redrive' });
-    return reply.send(job);
-  });
+  scope.get<{ Params: { id: string } }>(
+    '/redrive/jobs/:id/progress',
+    operatorOnly,
+    (request, reply: FastifyReply) => {
+      const job = jobs.get(request.params.id);
+      if (!job) return reply.code(404).send({ error: 'no such redrive' });
+      return reply.send(job);
+    },
+  );
 }
 
 interface Chosen {
