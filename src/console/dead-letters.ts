@@ -73,6 +73,7 @@ export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): 
       kinds: ERROR_KINDS,
       queryString,
     };
+    if (query.key !== '' && roleOf(request) !== 'operator') return keyFilterRefused(request, reply, view);
     try {
       const { rows, matched } = await list(query);
       const shown = rows.slice((pageNo - 1) * PAGE_SIZE, pageNo * PAGE_SIZE);
@@ -110,6 +111,26 @@ export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): 
       return showOne(request, reply, deps, true);
     },
   );
+}
+
+/**
+ * A message key is a tax id or a plate: whether one has dead letters is itself personal data,
+ * so only an operator (who may reveal them) may look one up. The key is not shown back.
+ */
+function keyFilterRefused(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  view: { query: DeadLetterQuery } & Record<string, unknown>,
+): FastifyReply {
+  reply.code(403);
+  return page(request, reply, 'dead-letters', {
+    ...view,
+    query: { ...view.query, key: '' },
+    rows: [],
+    total: 0,
+    matched: 0,
+    error: 'Filtering by key needs the operator token: a key is personal data.',
+  });
 }
 
 /** The newest `atMost` of the rows added, kept in bounded memory, and how many were added. */
