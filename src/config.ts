@@ -194,6 +194,8 @@ const envSchema = z.object({
   CONSOLE_TOKEN: consoleToken,
   /** The operator token may also reveal personal data and redrive. */
   CONSOLE_OPERATOR_TOKEN: consoleToken,
+  /** The console's cookies carry Secure: set it where browsers reach the admin listener over https. */
+  CONSOLE_SECURE_COOKIES: bool(false),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -12,6 +12,7 @@ import type { AuditLog } from './audit-log.js';
 import { SESSION_COOKIE, createSessions, roleOf, type Sessions } from './auth.js';
 import { registerAssets } from './assets.js';
 import { registerDeadLetters } from './dead-letters.js';
+import { createLoginThrottle, type LoginThrottleLimits } from './login-throttle.js';
 import { registerRedrive } from './redrive.js';
 import { registerStatus, type StatusSource } from './status.js';
 import { registerTrail } from './trail.js';
@@ -30,8 +31,10 @@ export interface ConsoleDeps {
   status: StatusSource;
   logger: Logger;
   now(): Date;
-  /** Mark cookies Secure (the listener is behind TLS). */
+  /** Mark cookies Secure (CONSOLE_SECURE_COOKIES: the browser reaches the listener over https). */
   secureCookies?: boolean;
+  /** Wrong tokens allowed per address and window (login-throttle.ts has the default). */
+  loginThrottle?: LoginThrottleLimits;
 }
 
 export const CONSOLE_PREFIX = '/console';
@@ -89,13 +92,32 @@ function registerLogin(scope: FastifyInstance, sessions: Sessions, deps: Console
     sameSite: 'strict' as const,
     secure: deps.secureCookies === true,
   };
+  const throttle = createLoginThrottle(deps.loginThrottle);
   scope.get('/login', (_request, reply) => reply.view('login', { error: undefined, role: undefined }));
   scope.post<{ Body: { token?: string } }>('/login', async (request, reply) => {
+    // The address is the throttle's key, never logged: an address is personal data.
+    const wait = await throttle.retryAfterSeconds(request.ip);
+    if (wait > 0) {
+      const minutes = Math.ceil(wait / 60);
+      return reply
+        .code(429)
+        .header('retry-after', String(wait))
+        .view('login', {
+          error: `Too many wrong tokens from your address: try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`,
+          role: undefined,
+        });
+    }
     const role = sessions.roleOf(request.body.token ?? '');
     if (role === undefined) {
-      deps.logger.warn('console login refused: wrong token');
+      const lockedOut = await throttle.failed(request.ip);
+      deps.logger.warn(
+        lockedOut
+          ? 'console login refused: wrong token, the last one allowed; logins from that address wait'
+          : 'console login refused: wrong token',
+      );
       return reply.code(401).view('login', { error: 'That token was refused.', role: undefined });
     }
+    await throttle.succeeded(request.ip);
     sessions.close(request.cookies[SESSION_COOKIE]);
     reply.setCookie(SESSION_COOKIE, sessions.open(role), { ...cookie, maxAge: 8 * 3600 });
     deps.logger.info({ role }, 'console login');

@@ -58,6 +58,7 @@ export async function attachConsole(
       : localStatusSource(deps.figures, lag),
     logger,
     now: () => new Date(),
+    secureCookies: config.CONSOLE_SECURE_COOKIES,
   });
   logger.info('console on the admin listener');
   return async () => {

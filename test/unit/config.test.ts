@@ -116,6 +116,14 @@ describe('commit spacing', () => {
 });
 
 describe('console settings', () => {
+  it('marks cookies Secure only with CONSOLE_SECURE_COOKIES=true, and names the setting for a bad value', () => {
+    expect(loadConfig(base).CONSOLE_SECURE_COOKIES).toBe(false);
+    expect(loadConfig({ ...base, CONSOLE_SECURE_COOKIES: 'true' }).CONSOLE_SECURE_COOKIES).toBe(true);
+    expect(() => loadConfig({ ...base, CONSOLE_SECURE_COOKIES: 'maybe' })).toThrow(
+      /^CONSOLE_SECURE_COOKIES\b/,
+    );
+  });
+
   it('is off without a token, and takes tokens from variables or files', async () => {
     expect(loadConfig(base).console).toBeUndefined();
     expect(loadConfig({ ...base, CONSOLE_TOKEN: 'read-only-token-123456' }).console).toEqual({

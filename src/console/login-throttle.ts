@@ -1,0 +1,54 @@
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+
+/**
+ * Wrong console tokens allowed from one address within a window; past them that address's
+ * logins are refused (429, Retry-After) without the token being compared, until the window
+ * that began with its first wrong token ends. A right token clears the address's count.
+ *
+ * Kept in the replica's memory, as the sessions are. Through `kubectl port-forward` every login
+ * comes from the pod's loopback, so there the count is everyone's: ten wrong tokens hold every
+ * new login off for the rest of the window, while open sessions go on.
+ */
+export interface LoginThrottleLimits {
+  attempts: number;
+  windowSeconds: number;
+}
+
+export const LOGIN_THROTTLE: LoginThrottleLimits = { attempts: 10, windowSeconds: 15 * 60 };
+
+export interface LoginThrottle {
+  /** Seconds until this address may try again; 0 while it may. */
+  retryAfterSeconds(address: string): Promise<number>;
+  /** Counts a wrong token; true when this one used the address's last attempt. */
+  failed(address: string): Promise<boolean>;
+  succeeded(address: string): Promise<void>;
+}
+
+export function createLoginThrottle(limits: LoginThrottleLimits = LOGIN_THROTTLE): LoginThrottle {
+  const wrong = new RateLimiterMemory({
+    keyPrefix: 'console-login',
+    points: limits.attempts,
+    duration: limits.windowSeconds,
+  });
+  return {
+    async retryAfterSeconds(address) {
+      const state = await wrong.get(address);
+      // An expired count may outlive its window until its timer deletes it: it holds nothing.
+      if (state === null || state.consumedPoints < limits.attempts || state.msBeforeNext <= 0) return 0;
+      return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+    },
+    async failed(address) {
+      try {
+        const state = await wrong.consume(address);
+        return state.remainingPoints === 0;
+      } catch (error) {
+        // Over the limit already (a login raced past the check): it stays refused.
+        if (error instanceof RateLimiterRes) return false;
+        throw error;
+      }
+    },
+    async succeeded(address) {
+      await wrong.delete(address);
+    },
+  };
+}
