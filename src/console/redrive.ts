@@ -12,6 +12,7 @@ import { isErrorKind } from '../errors.js';
 import { requireOperator, roleOf, type Role } from './auth.js';
 import { failed } from './dead-letters.js';
 import { maskKey } from './mask.js';
+import { HeldPlans } from './redrive-plans.js';
 import type { ConsoleDeps } from './index.js';
 import { page } from './index.js';
 import { readQuery, toCriteria, type DeadLetterQuery } from './query.js';
@@ -38,30 +39,37 @@ export function registerRedrive(scope: FastifyInstance, deps: ConsoleDeps): void
   const jobs = new Map<string, Job>();
   const guarded = { preHandler: [scope.csrfProtection.bind(scope), requireOperator] };
   scope.get('/redrive', (request, reply) => page(request, reply, 'redrive', {}));
+  const plans = new HeldPlans<Chosen>(() => deps.now().getTime());
   scope.post<{ Body: Body }>('/redrive/plan', guarded, async (request, reply) => {
     const chosen = chosenOf(request.body);
     const view = { query: chosen.query, chosen: chosen.deadLetters, lines: [] as unknown[] };
     try {
       const lines = await dryRun(deps, chosen);
-      return await page(request, reply, 'redrive-plan', { ...view, lines, error: undefined });
+      const coordinates = lines.filter((l) => l.action === 'would-redrive').map((l) => String(l.deadLetter));
+      const planId = coordinates.length > 0 ? plans.hold({ choice: chosen, coordinates }) : undefined;
+      return await page(request, reply, 'redrive-plan', { ...view, lines, planId, error: undefined });
     } catch (error) {
       return failed(request, reply, 'redrive-plan', view, error);
     }
   });
   scope.post<{ Body: Body }>('/redrive/run', guarded, async (request, reply) => {
-    const chosen = chosenOf(request.body);
-    let criteria: Criteria;
-    try {
-      // Checked before the job starts: a bad filter is a 400, never a run or an audit event.
-      criteria = criteriaOf(deps, chosen);
-    } catch (error) {
-      const view = { query: chosen.query, chosen: chosen.deadLetters, lines: [] };
-      return failed(request, reply, 'redrive-plan', view, error);
+    const plan = plans.take(typeof request.body.plan === 'string' ? request.body.plan : undefined);
+    if (!plan) {
+      return page(request, reply.code(409), 'redrive-plan', {
+        query: readQuery({}, deps.now()),
+        chosen: [],
+        lines: [],
+        error:
+          'This dry run is not held any more (confirmed already, older than 15 minutes, or the replica restarted): run it again.',
+      });
     }
+    // The dry run checked the filter; the run reads the same window for the listed dead letters.
+    const { window, filter } = criteriaOf(deps, { ...plan.choice, deadLetters: [] });
+    const criteria: Criteria = { window, filter: { ...filter, coordinates: plan.coordinates } };
     const job: Job = { id: randomUUID(), state: 'running', lines: [] };
     jobs.set(job.id, job);
     forgetOldJobs(jobs);
-    void runJob(deps, job, { chosen, criteria }, roleOf(request));
+    void runJob(deps, job, { chosen: plan.choice, criteria }, roleOf(request));
     return reply.redirect(`/console/redrive/jobs/${job.id}`, 303);
   });
   // A job's lines name requests and their failures: the operator who may start one sees them.

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleAuditEventSchema } from '../../src/contract/audit-events.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor, type Sandbox } from '../../src/sandbox/index.js';
-import { OutcomeCollector, publish, testPrefix } from '../helpers/service.js';
+import { OutcomeCollector, publish, testPrefix, type Received } from '../helpers/service.js';
 import { useTestKafka, type Started } from '../helpers/test-kafka.js';
 
 const READ_TOKEN = 'read-only-token-0123456789';
@@ -189,6 +189,76 @@ describe('the console in a browser', () => {
   });
 });
 
+describe('a redrive confirmed from a filter', () => {
+  it('sends the dead letters its dry run listed, not one that surfaced in its window after it', async () => {
+    const from = new Date().toISOString();
+    sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 503 });
+    const failing = [950, 951].map(request);
+    await publish(
+      kafka,
+      names.request('lawsuits-summary'),
+      failing.map((r) => ({ key: r.params.taxId, value: r })),
+    );
+    const ours = (): Received[] =>
+      collector.errors().filter((e) => failing.some((r) => r.requestId === e.value.requestId));
+    await collector.waitFor(() => ours().length === 2, 30_000, 'two dead letters');
+    sandbox.setKnobs({ errorRate: 0 });
+
+    const page = await browser.newPage();
+    await logIn(page, OPERATOR_TOKEN);
+    const filter = new URLSearchParams({ from, operation: 'lawsuits-summary', kind: 'upstream_unavailable' });
+    await page.goto(`${base}/console/dead-letters?${filter.toString()}`);
+    await expect.poll(() => page.locator('table.dead-letters tbody tr').count()).toBe(2);
+    await page.click('button[value=filter]');
+    await expect.poll(() => page.locator('#would').textContent()).toBe('2');
+
+    // Between the dry run and its confirmation a third dead letter becomes readable inside the
+    // window (stamped just after its start, as one whose transaction was still open would be).
+    const [model] = ours();
+    if (!model?.schemaId) throw new Error('no framed dead letter to copy');
+    const late = request(952);
+    const value = { ...model.value, requestId: late.requestId, request: { ...late } };
+    const header = Buffer.alloc(5);
+    header.writeUInt32BE(model.schemaId, 1);
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic: names.errors,
+      messages: [
+        {
+          key: late.params.taxId,
+          value: Buffer.concat([header, Buffer.from(JSON.stringify(value))]),
+          timestamp: String(Date.parse(from) + 1),
+        },
+      ],
+    });
+    await producer.disconnect();
+    await collector.waitFor(
+      () => collector.errors().some((e) => e.value.requestId === late.requestId),
+      30_000,
+      'the late dead letter readable',
+    );
+
+    const confirmForm = {
+      _csrf: await page.locator('form:has(#confirm) input[name=_csrf]').inputValue(),
+      plan: await page.locator('input[name=plan]').inputValue(),
+    };
+    await page.click('#confirm');
+    await expect.poll(() => page.locator('#job-state').textContent(), { timeout: 60_000 }).toBe('done');
+    const sent = await page.locator('li.job-line').allTextContents();
+    expect(sent).toHaveLength(2);
+    expect(sent.join(' ')).not.toContain(late.requestId);
+    // The same dry run confirmed again (a resent form) runs nothing.
+    const again = await page.request.post(`${base}/console/redrive/run`, {
+      form: confirmForm,
+      maxRedirects: 0,
+    });
+    expect(again.status()).toBe(409);
+    expect(await again.text()).toContain('not held any more');
+    await page.close();
+  });
+});
+
 describe('console refusals', () => {
   const login = async (token: string): Promise<Response> =>
     fetch(`${base}/console/login`, {
@@ -256,7 +326,7 @@ describe('console refusals', () => {
     expect((await reveal({ _csrf: csrf })).status).toBe(200);
   });
 
-  it('refuses a redrive with a bad filter and a reveal with bad coordinates (400), before any run', async () => {
+  it('refuses a dry run with a bad filter and a reveal with bad coordinates (400), and a run with no dry run (409)', async () => {
     const session = cookiesOf(await login(OPERATOR_TOKEN));
     const pageResponse = await fetch(`${base}/console/redrive`, { headers: { cookie: session } });
     const csrf = /name="csrf-token" content="([^"]+)"/.exec(await pageResponse.text())?.[1] ?? '';
@@ -268,10 +338,17 @@ describe('console refusals', () => {
         headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
       });
-    const badTime = await post('/console/redrive/run', { from: 'yesterday' });
+    const badTime = await post('/console/redrive/plan', { from: 'yesterday' });
     expect(badTime.status).toBe(400);
     expect(await badTime.text()).toContain('from must be an ISO 8601 time');
-    expect((await post('/console/redrive/run', { kind: 'no-such-kind' })).status).toBe(400);
+    expect((await post('/console/redrive/plan', { kind: 'no-such-kind' })).status).toBe(400);
+    // A run goes by a dry run's plan only: one the replica does not hold runs nothing.
+    const unplanned = await post('/console/redrive/run', {
+      plan: 'no-such-plan',
+      from: '2026-01-01T00:00:00Z',
+    });
+    expect(unplanned.status).toBe(409);
+    expect(await unplanned.text()).toContain('not held any more');
     expect((await post('/console/dead-letters/first/0/reveal', {})).status).toBe(400);
   });
 
