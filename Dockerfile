@@ -23,7 +23,9 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY package.json ./
-USER node
+# The image's `node` user, by number: a pod with runAsNonRoot can only verify a numeric user
+# (the chart's securityContext runs as 1000:1000 too).
+USER 1000:1000
 EXPOSE 8080
 # kafkajs 2.2.4 sets negative timer delays (kafkajs#1751); Node runs them after 1 ms as it
 # always did, and the service drops the warning itself as well.

@@ -18,7 +18,11 @@ helm_bin() {
   local candidate
   for candidate in "$(command -v helm || true)" "$(go env GOPATH 2>/dev/null)/bin/helm"; do
     [[ -x "$candidate" ]] || continue
-    [[ "$("$candidate" version --template '{{.Version}}' 2>/dev/null)" == "$HELM_VERSION" ]] || continue
+    # A release reports its version; a `go install` build reports only v3.19, but Go recorded
+    # the module's version in the binary.
+    [[ "$("$candidate" version --template '{{.Version}}' 2>/dev/null)" == "$HELM_VERSION" ]] ||
+      go version -m "$candidate" 2>/dev/null | grep -q "^[[:space:]]mod[[:space:]]helm.sh/helm/v3[[:space:]]${HELM_VERSION}[[:space:]]" ||
+      continue
     echo "$candidate"
     return
   done
@@ -82,6 +86,32 @@ check_console_values() {
   fi
 }
 
+# What values.schema.json and the templates promise: the PodDisruptionBudget never blocks a drain
+# (one replica included), the NetworkPolicy follows the ports of the values, and values of the
+# wrong type or range are refused by the schema (not by a template failing on them later).
+check_chart_values() {
+  local helm="$1" out bad err
+  out="$("$helm" template check helm/verification-gateway --set replicaCount=1 --show-only templates/pdb.yaml)"
+  grep -q '^  maxUnavailable: 1$' <<<"$out" || fail "the PodDisruptionBudget at one replica is not maxUnavailable: 1"
+  ! grep -q '^ *minAvailable:' <<<"$out" || fail "the PodDisruptionBudget sets minAvailable"
+  ! "$helm" template check helm/verification-gateway --set podDisruptionBudget.enabled=false \
+    --show-only templates/pdb.yaml >/dev/null 2>&1 || fail "podDisruptionBudget.enabled=false renders one"
+  out="$("$helm" template check helm/verification-gateway --set networkPolicy.enabled=true \
+    --set service.port=8081 --set admin.port=9191 --set networkPolicy.dnsPort=5353 \
+    --show-only templates/networkpolicy.yaml)"
+  grep -q '{ port: 8081, protocol: TCP }' <<<"$out" || fail "the NetworkPolicy ignores service.port"
+  grep -q '{ port: 9191, protocol: TCP }' <<<"$out" || fail "the NetworkPolicy ignores admin.port"
+  grep -q '{ port: 5353, protocol: UDP }' <<<"$out" || fail "the NetworkPolicy ignores networkPolicy.dnsPort"
+  ! grep -Eq 'port: (8080|9090|53),' <<<"$out" || fail "the NetworkPolicy keeps a default port"
+  for bad in replicaCount=abc service.port=-1 admin.port=70000 networkPolicy.dnsPort=0 \
+    podDisruptionBudget.maxUnavailable=0 podDisruptionBudget.minAvailable=1; do
+    if err="$("$helm" template check helm/verification-gateway --set "$bad" 2>&1 >/dev/null)"; then
+      fail "values.schema.json accepted $bad"
+    fi
+    grep -q "don't meet the specifications of the schema" <<<"$err" || fail "$bad refused, not by the schema: $err"
+  done
+}
+
 helm="$(helm_bin)"
 validate="$(kube_validate_bin)"
 "$helm" lint helm/verification-gateway
@@ -101,6 +131,7 @@ trap 'rm -f "$rendered"' EXIT
   >"$rendered"
 "$validate" --kubernetes-version 1.30.0 --strict "$rendered"
 check_console_values "$helm"
+check_chart_values "$helm"
 # The PrometheusRule and the PodMonitor are custom resources, which the Kubernetes schemas do
 # not describe: they are rendered (a template error fails here); the rules are checked by
 # scripts/check-rules.sh, and the PodMonitor must scrape the port the Deployment names admin.
