@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
 import { registerAuditCommands } from './audit/commands.js';
+import { AUDIT_ERROR_CODES } from './audit/errors.js';
 import { devEnvironment, loadConfig, sandboxEnvironment, type Config } from './config.js';
 import { topicNames } from './contract/operations.js';
 import { CommandError } from './errors.js';
@@ -15,9 +16,13 @@ import { applyHeapGrowth } from './service/heap-growth.js';
 
 /** Commands: run, sandbox, dev (replay and redrive live in src/audit/). */
 
-const program = new Command('verification-gateway').description(
-  'Kafka-driven gateway to the identity and registry vendor API',
-);
+const BAD_FLAGS_EXIT_CODE = AUDIT_ERROR_CODES.BAD_ARGUMENTS;
+
+const program = new Command('verification-gateway')
+  .description('Kafka-driven gateway to the identity and registry vendor API')
+  // commander's own refusals (an unknown flag, a missing or bad value) throw instead of
+  // exiting 1, and exit 2 like every other bad flag (set before the commands: they inherit it).
+  .exitOverride();
 registerAuditCommands(program);
 
 program
@@ -161,6 +166,8 @@ function onSignals(handler: () => Promise<void>): void {
 }
 
 program.parseAsync().catch((error: unknown) => {
+  // commander has printed its message (or the help) already.
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : BAD_FLAGS_EXIT_CODE);
   if (error instanceof CommandError) console.error(error.describe());
   else console.error(error);
   process.exit(error instanceof CommandError ? error.exitCode : 1);

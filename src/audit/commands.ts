@@ -5,7 +5,7 @@ import { CommandError } from '../errors.js';
 import { createLogger } from '../observability/logger.js';
 import { routeProcessWarnings } from '../observability/node-warnings.js';
 import { openClients, type AuditClients } from './clients.js';
-import { badArguments } from './errors.js';
+import { badArguments, incompleteRead } from './errors.js';
 import {
   collect,
   parseFilter,
@@ -131,10 +131,13 @@ function planReplay(flags: ReplayFlags, io: AuditIo): Body {
         ? { kind: 'lines' as const, sink }
         : { kind: 'topic' as const, topic: toTopic ?? '' };
       const s = await runReplay(ctx, { selection, window, filter, trail, output });
-      // Interrupted (Ctrl-C): what was read so far is no export to replace an earlier one with.
-      completed = ctx.signal?.aborted !== true;
       const where = toTopic === undefined ? 'written' : `republished to ${toTopic}`;
-      return `${s.written} of ${s.read} messages ${where} (${s.undecodable} undecodable) from ${s.topics.length} topic(s)`;
+      const said = `${s.written} of ${s.read} messages ${where} (${s.undecodable} undecodable) from ${s.topics.length} topic(s)`;
+      // Interrupted (Ctrl-C) or stopped short: no export to replace an earlier one with.
+      const incomplete = incompleteRead(s, said);
+      if (incomplete) throw incomplete;
+      completed = ctx.signal?.aborted !== true;
+      return said;
     } finally {
       await closeSink(sink, completed);
     }
@@ -158,9 +161,12 @@ function planRedrive(flags: RedriveFlags, io: AuditIo): Body {
     };
     try {
       const s = await runRedrive(ctx, { window, filter, dryRun, sink: counting });
-      completed = true;
       const done = dryRun ? `${s.matched - s.skipped} would be redriven` : `${s.redriven} redriven`;
-      return `${done}, ${s.skipped} skipped, of ${s.read} dead letters read`;
+      const said = `${done}, ${s.skipped} skipped, of ${s.read} dead letters read`;
+      const incomplete = incompleteRead(s, said);
+      if (incomplete) throw incomplete;
+      completed = true;
+      return said;
     } finally {
       // A redrive's lines are the record of what it sent: kept even when it stops half-way,
       // as long as it has any (a run that failed before its first line replaces nothing).

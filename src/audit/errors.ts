@@ -1,4 +1,5 @@
 import { CommandError } from '../errors.js';
+import type { ScanSummary } from './scan.js';
 
 /**
  * Failures of the audit commands that the user can fix: each ends the command with one line
@@ -13,6 +14,11 @@ export const AUDIT_ERROR_CODES = {
   EMPTY_WINDOW: 4,
   /** Kafka or the schema registry did not answer within the connection timeout. */
   UNREACHABLE: 5,
+  /**
+   * A partition stopped short of its window's end (no progress within the idle timeout:
+   * records deleted while reading, a broker gone): what was read is no complete audit.
+   */
+  INCOMPLETE: 6,
 } as const;
 export type AuditErrorCode = keyof typeof AUDIT_ERROR_CODES;
 
@@ -31,4 +37,12 @@ export class AuditError extends CommandError {
 
 export function badArguments(message: string): AuditError {
   return new AuditError('BAD_ARGUMENTS', message);
+}
+
+/** The read stopped short on some partition: an error once the summary has been said. */
+export function incompleteRead(summary: ScanSummary, said: string): AuditError | undefined {
+  const { unfinished, aborted } = summary.reader;
+  if (aborted || unfinished.length === 0) return undefined;
+  const where = unfinished.map((p) => `${p.topic}/${String(p.partition)} at ${String(p.offset)}`).join(', ');
+  return new AuditError('INCOMPLETE', `incomplete: ${said}; stopped short on ${where}`);
 }
