@@ -132,7 +132,8 @@ function planReplay(flags: ReplayFlags, io: AuditIo): Body {
         : { kind: 'topic' as const, topic: toTopic ?? '' };
       const s = await runReplay(ctx, { selection, window, filter, trail, output });
       const where = toTopic === undefined ? 'written' : `republished to ${toTopic}`;
-      const said = `${s.written} of ${s.read} messages ${where} (${s.undecodable} undecodable) from ${s.topics.length} topic(s)`;
+      const outside = s.stampedOutside > 0 ? `, ${s.stampedOutside} stamped outside the window` : '';
+      const said = `${s.written} of ${s.read} messages ${where} (${s.undecodable} undecodable${outside}) from ${s.topics.length} topic(s)`;
       // Interrupted (Ctrl-C) or stopped short: no export to replace an earlier one with.
       const incomplete = incompleteRead(s, said);
       if (incomplete) throw incomplete;

@@ -64,9 +64,10 @@ export function operationResolver(topics: TopicNames): (record: DecodedRecord) =
 }
 
 /**
- * The message's own timestamp against a time window (half-open [from, to)). The offsets the
- * window resolved to already bound the read; this drops messages inside those offsets whose
- * producer-set timestamps are out of order.
+ * The message's own timestamp against a time window (half-open [from, to)). What a window
+ * reads is the offsets it resolved to (window.ts), and a message inside them is kept even when
+ * its producer-set timestamp is out of order and falls outside: dropping it lost it for good,
+ * since the next window starts after it too. This only tells such messages apart (counted).
  */
 export function inWindow(record: DecodedRecord, window: Window): boolean {
   if (window.kind !== 'time') return true;

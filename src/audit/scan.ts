@@ -38,6 +38,8 @@ export interface ScanSummary {
   read: number;
   matched: number;
   undecodable: number;
+  /** Messages kept that carry a timestamp outside the time window (see filters.ts: inWindow). */
+  stampedOutside: number;
   reader: ReadSummary;
 }
 
@@ -51,7 +53,7 @@ export async function scan(ctx: AuditContext, request: ScanRequest): Promise<Sca
   if (spanned === 0)
     throw new AuditError('EMPTY_WINDOW', `no messages in ${describe(topics)} ${windowText(request.window)}`);
   const keep = buildFilter(names, request.filter);
-  const counts = { read: 0, matched: 0, undecodable: 0 };
+  const counts = { read: 0, matched: 0, undecodable: 0, stampedOutside: 0 };
   ctx.progress.start(spanned);
   let reader: ReadSummary;
   try {
@@ -67,7 +69,8 @@ export async function scan(ctx: AuditContext, request: ScanRequest): Promise<Sca
         counts.read += 1;
         const record = await decodeRecord(codec, raw);
         if (record.error !== undefined) counts.undecodable += 1;
-        if (!inWindow(record, request.window) || !keep(record)) return;
+        if (!keep(record)) return;
+        if (!inWindow(record, request.window)) counts.stampedOutside += 1;
         counts.matched += 1;
         await request.onMatch(record);
       },

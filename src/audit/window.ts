@@ -7,9 +7,11 @@ import { AuditError, badArguments } from './errors.js';
  * front is what lets a replay stop: it never waits for messages written after it started.
  *
  * Time windows are half-open too: a message stamped exactly `from` is in, one stamped exactly
- * `to` is out, so consecutive windows [a, b) and [b, c) never show a message twice. Kafka's
- * time index gives the first offset stamped at or after a time; the reader also drops the rare
- * message inside the range whose own (producer-set) timestamp lies outside the window.
+ * `to` is out. Kafka's time index gives the first offset stamped at or after a time, and a
+ * window is the offsets between its two ends' offsets: consecutive windows [a, b) and [b, c)
+ * show every message once, a producer's out-of-order timestamp included. Such a message (rare:
+ * clocks apart, or a producer setting old timestamps) is shown in the window the log puts it
+ * in, with its own timestamp, and counted as stamped outside the window.
  */
 export type Window =
   | { kind: 'time'; from?: Date | undefined; to?: Date | undefined }

@@ -120,6 +120,22 @@ async function writeBulk(): Promise<void> {
   await producer.disconnect();
 }
 
+/** JSON results with the timestamps given, in this order, to partition 0. */
+async function publishStamped(topic: string, messages: { requestId: string; at: number }[]): Promise<void> {
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({
+    topic,
+    acks: -1,
+    messages: messages.map(({ requestId, at }) => ({
+      partition: 0,
+      value: JSON.stringify({ requestId, operation: 'vehicle', status: 'ok' }),
+      timestamp: String(at),
+    })),
+  });
+  await producer.disconnect();
+}
+
 /** Then one aborted and one committed transaction on partition 0: it ends on a commit marker. */
 async function writeTransactions(): Promise<void> {
   const producer = kafka.producer({
@@ -169,6 +185,25 @@ describe('replay over a window', () => {
     expect(run.stderr).toMatch(
       /^replay: 1200 of 1200 messages written \(0 undecodable\) from 1 topic\(s\)\n$/,
     );
+  });
+
+  it('shows a message stamped out of order once across consecutive windows, where the log puts it', async () => {
+    const skewed = `${prefix}.skewed`;
+    await createTopics([skewed], () => 1);
+    // Offsets 0-3 stamped T0, T0+2 s, T0+1 s (a producer's clock behind), T0+3 s.
+    const stamps = [0, 20, 10, 30];
+    await publishStamped(
+      skewed,
+      stamps.map((i) => ({ requestId: `skew-${i}`, at: ts(i) })),
+    );
+    const first = await cli(`replay --topic ${skewed} --from ${iso(0)} --to ${iso(15)}`);
+    const second = await cli(`replay --topic ${skewed} --from ${iso(15)} --to ${iso(40)}`);
+    expect([first.code, second.code]).toEqual([0, 0]);
+    // [T0, T0+1.5 s) ends at offset 1, the first stamped at or after its end; offset 2 follows.
+    expect(requestIds(first)).toEqual(['skew-0']);
+    expect(requestIds(second)).toEqual(['skew-20', 'skew-10', 'skew-30']);
+    expect(second.lines[1]?.timestamp).toBe(iso(10));
+    expect(second.stderr).toMatch(/\(0 undecodable, 1 stamped outside the window\)/);
   });
 
   it('reads an offset range [--from-offset, --to-offset) of one partition', async () => {

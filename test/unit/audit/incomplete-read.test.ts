@@ -9,6 +9,7 @@ function summary(reader: Partial<ScanSummary['reader']>): ScanSummary {
     read: 7,
     matched: 7,
     undecodable: 0,
+    stampedOutside: 0,
     reader: { groupId: null, delivered: 7, committedOffsets: 0, unfinished: [], aborted: false, ...reader },
   };
 }
