@@ -83,6 +83,8 @@ export interface RequestMessage {
   key: string | null;
   value: object | Buffer;
   headers?: IHeaders;
+  /** The message's own timestamp (ms since the epoch); the producer's clock when absent. */
+  timestamp?: number;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function publish(kafka: Kafka, topic: string, messages: RequestMess
           key: m.key,
           value: Buffer.isBuffer(m.value) ? m.value : JSON.stringify(m.value),
           ...(m.headers ? { headers: m.headers } : {}),
+          ...(m.timestamp === undefined ? {} : { timestamp: String(m.timestamp) }),
         })),
       });
     }

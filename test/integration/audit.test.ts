@@ -120,22 +120,6 @@ async function writeBulk(): Promise<void> {
   await producer.disconnect();
 }
 
-/** JSON results with the timestamps given, in this order, to partition 0. */
-async function publishStamped(topic: string, messages: { requestId: string; at: number }[]): Promise<void> {
-  const producer = kafka.producer();
-  await producer.connect();
-  await producer.send({
-    topic,
-    acks: -1,
-    messages: messages.map(({ requestId, at }) => ({
-      partition: 0,
-      value: JSON.stringify({ requestId, operation: 'vehicle', status: 'ok' }),
-      timestamp: String(at),
-    })),
-  });
-  await producer.disconnect();
-}
-
 /** Then one aborted and one committed transaction on partition 0: it ends on a commit marker. */
 async function writeTransactions(): Promise<void> {
   const producer = kafka.producer({
@@ -192,9 +176,14 @@ describe('replay over a window', () => {
     await createTopics([skewed], () => 1);
     // Offsets 0-3 stamped T0, T0+2 s, T0+1 s (a producer's clock behind), T0+3 s.
     const stamps = [0, 20, 10, 30];
-    await publishStamped(
+    await publish(
+      kafka,
       skewed,
-      stamps.map((i) => ({ requestId: `skew-${i}`, at: ts(i) })),
+      stamps.map((i) => ({
+        key: null,
+        value: { requestId: `skew-${i}`, operation: 'vehicle', status: 'ok' },
+        timestamp: ts(i),
+      })),
     );
     const first = await cli(`replay --topic ${skewed} --from ${iso(0)} --to ${iso(15)}`);
     const second = await cli(`replay --topic ${skewed} --from ${iso(15)} --to ${iso(40)}`);

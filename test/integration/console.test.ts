@@ -220,19 +220,13 @@ describe('a redrive confirmed from a filter', () => {
     const value = { ...model.value, requestId: late.requestId, request: { ...late } };
     const header = Buffer.alloc(5);
     header.writeUInt32BE(model.schemaId, 1);
-    const producer = kafka.producer();
-    await producer.connect();
-    await producer.send({
-      topic: names.errors,
-      messages: [
-        {
-          key: late.params.taxId,
-          value: Buffer.concat([header, Buffer.from(JSON.stringify(value))]),
-          timestamp: String(Date.parse(from) + 1),
-        },
-      ],
-    });
-    await producer.disconnect();
+    await publish(kafka, names.errors, [
+      {
+        key: late.params.taxId,
+        value: Buffer.concat([header, Buffer.from(JSON.stringify(value))]),
+        timestamp: Date.parse(from) + 1,
+      },
+    ]);
     await collector.waitFor(
       () => collector.errors().some((e) => e.value.requestId === late.requestId),
       30_000,

@@ -41,6 +41,9 @@ const login = (app: FastifyInstance, token: string, remoteAddress = '127.0.0.2')
     payload: new URLSearchParams({ token }).toString(),
   });
 
+/** A page as a session with this cookie asks for it. */
+const get = (app: FastifyInstance, url: string, cookie: string) => app.inject({ url, headers: { cookie } });
+
 function sessionCookie(response: { cookies: { name: string; value: string }[] }): string {
   const session = response.cookies.find((c) => c.name === 'vg_console');
   if (!session) throw new Error('no session cookie');
@@ -109,25 +112,16 @@ describe('what a read-only session may not see', () => {
   it('filters dead letters by key for an operator only: a key is personal data', async () => {
     const app = await consoleApp();
     const readOnly = sessionCookie(await login(app, READ_TOKEN));
-    const refused = await app.inject({
-      url: '/console/dead-letters?key=12345678909',
-      headers: { cookie: readOnly },
-    });
+    const refused = await get(app, '/console/dead-letters?key=12345678909', readOnly);
     expect(refused.statusCode).toBe(403);
     expect(refused.body).toContain('Filtering by key needs the operator token');
     expect(refused.body).not.toContain('12345678909');
-    const form = await app.inject({
-      url: '/console/dead-letters?from=nonsense',
-      headers: { cookie: readOnly },
-    });
+    const form = await get(app, '/console/dead-letters?from=nonsense', readOnly);
     expect(form.body).toContain('name="requestId" value=');
     expect(form.body).not.toContain('Key <input name="key"');
     const operator = sessionCookie(await login(app, OPERATOR_TOKEN));
     // The operator's key filter goes on to the audit read, which this app does not have.
-    const allowed = await app.inject({
-      url: '/console/dead-letters?key=12345678909&from=nonsense',
-      headers: { cookie: operator },
-    });
+    const allowed = await get(app, '/console/dead-letters?key=12345678909&from=nonsense', operator);
     expect(allowed.statusCode).toBe(400);
     expect(allowed.body).toContain('Key <input name="key" value="12345678909"');
     await app.close();
@@ -138,8 +132,8 @@ describe('what a read-only session may not see', () => {
     const readOnly = sessionCookie(await login(app, READ_TOKEN));
     const operator = sessionCookie(await login(app, OPERATOR_TOKEN));
     for (const url of ['/console/redrive/jobs/some-id', '/console/redrive/jobs/some-id/progress']) {
-      expect((await app.inject({ url, headers: { cookie: readOnly } })).statusCode).toBe(403);
-      expect((await app.inject({ url, headers: { cookie: operator } })).statusCode).toBe(404);
+      expect((await get(app, url, readOnly)).statusCode).toBe(403);
+      expect((await get(app, url, operator)).statusCode).toBe(404);
     }
     await app.close();
   });
