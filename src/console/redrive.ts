@@ -42,7 +42,7 @@ export function registerRedrive(scope: FastifyInstance, deps: ConsoleDeps): void
   const plans = new HeldPlans<Chosen>(() => deps.now().getTime());
   scope.post<{ Body: Body }>('/redrive/plan', guarded, async (request, reply) => {
     const chosen = chosenOf(request.body);
-    const view = { query: chosen.query, chosen: chosen.deadLetters, lines: [] as unknown[] };
+    const view = { lines: [] as unknown[] };
     try {
       const lines = await dryRun(deps, chosen);
       const coordinates = lines.filter((l) => l.action === 'would-redrive').map((l) => String(l.deadLetter));
@@ -56,8 +56,6 @@ export function registerRedrive(scope: FastifyInstance, deps: ConsoleDeps): void
     const plan = plans.take(typeof request.body.plan === 'string' ? request.body.plan : undefined);
     if (!plan) {
       return page(request, reply.code(409), 'redrive-plan', {
-        query: readQuery({}, deps.now()),
-        chosen: [],
         lines: [],
         error:
           'This dry run is not held any more (confirmed already, older than 15 minutes, or the replica restarted): run it again.',
