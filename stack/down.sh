@@ -32,10 +32,14 @@ stop() {
 # Stop in parallel; each stop waits for its own process to exit.
 stop registry &
 stop kafka &
+stop kafka-2 &
+stop kafka-3 &
 stop redis &
+stop toxiproxy &
 wait
+rm -f "$RUN_DIR/brokers"
 
 if [[ "${STACK_KEEP_DATA:-0}" != 1 ]]; then
-  rm -rf "$DATA_DIR/kafka" "$DATA_DIR/redis"
+  rm -rf "$DATA_DIR"/kafka "$DATA_DIR"/kafka-[23] "$DATA_DIR/redis"
 fi
 log "stack stopped"

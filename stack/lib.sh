@@ -15,6 +15,12 @@ KAFKA_SECURE_PORT="${KAFKA_SECURE_PORT:-9094}"
 REGISTRY_PORT="${REGISTRY_PORT:-8081}"
 REGISTRY_MANAGEMENT_PORT="${REGISTRY_MANAGEMENT_PORT:-8082}"
 REDIS_PORT="${REDIS_PORT:-6379}"
+# 1 (one combined node) or 3 (a replicated cluster); see up.sh.
+STACK_BROKERS="${STACK_BROKERS:-1}"
+[[ "$STACK_BROKERS" == 1 || "$STACK_BROKERS" == 3 ]] || { printf '[stack] ERROR: STACK_BROKERS must be 1 or 3, not %s\n' "$STACK_BROKERS" >&2; exit 1; }
+# 1 puts a Toxiproxy between clients and each broker (stack/toxiproxy.sh); its API on TOXIPROXY_PORT.
+STACK_TOXIPROXY="${STACK_TOXIPROXY:-0}"
+TOXIPROXY_PORT="${TOXIPROXY_PORT:-8474}"
 
 # Fixed cluster id (22-char base64 UUID) so the formatted storage can be reused as a template.
 KAFKA_CLUSTER_ID="MkU3OEVBNTcwNTJENDM2Qk"
@@ -40,7 +46,9 @@ pid_alive() {
   running "$pid" || return 1
   cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)"
   case "$name" in
-    kafka) [[ "$cmd" == *kafka.Kafka* ]] ;;
+    kafka) [[ "$cmd" == *kafka.Kafka* && "$cmd" != *-Dkafka.stack.node=kafka-* ]] ;;
+    kafka-*) [[ "$cmd" == *kafka.Kafka* && "$cmd" == *"-Dkafka.stack.node=$name "* ]] ;;
+    toxiproxy) [[ "$cmd" == *toxiproxy* ]] ;;
     registry) [[ "$cmd" == *"$STACK_DIR/apicurio/"* ]] ;;
     redis) [[ "$cmd" == *redis-server* ]] ;;
     *) return 1 ;;
@@ -56,6 +64,9 @@ running() {
 }
 
 pid_of() { cat "$RUN_DIR/$1.pid"; }
+
+# node_port BASE NODE -> the port of a cluster node: the default plus 10 per node after the first.
+node_port() { echo $(( $1 + 10 * ($2 - 1) )); }
 
 # port_in_use PORT -> 0 when something listens on 127.0.0.1:PORT
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
