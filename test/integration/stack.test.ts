@@ -54,6 +54,8 @@ async function producer(config: ProducerConfig = {}): Promise<Producer> {
 
 interface Reader {
   consumer: Consumer;
+  /** The group generations this consumer joined, in order. */
+  joins: { generationId: number; memberId: string }[];
   /** Everything received so far, in arrival order. */
   received: Received[];
   /** Resolves with `received` once `done(received)` holds; rejects after `timeoutMs`. */
@@ -70,6 +72,10 @@ async function read(topic: string, config: Partial<ConsumerConfig> = {}): Promis
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   const received: Received[] = [];
+  const joins: Reader['joins'] = [];
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    joins.push({ generationId: payload.generationId, memberId: payload.memberId });
+  });
   const listeners = new Set<() => void>();
   let failure: Error | undefined;
   consumer
@@ -98,6 +104,7 @@ async function read(topic: string, config: Partial<ConsumerConfig> = {}): Promis
 
   return {
     consumer,
+    joins,
     received,
     until(done, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
@@ -192,8 +199,12 @@ describe('kafka transactions', () => {
     const plain = await producer();
     await plain.send({ topic: input, messages: text('a', 'b', 'c') });
 
-    // Read the input as the service would: no auto-commit, offsets go into the transaction.
-    const inputMessages = await consumeUntil(input, (r) => r.length >= 3, { groupId });
+    // Read the input as the service would: no auto-commit, offsets go into the transaction,
+    // with the reading member's generation (KIP-447).
+    const reader = await read(input, { groupId });
+    const inputMessages = await reader.until((r) => r.length >= 3);
+    const member = reader.joins.at(-1);
+    if (!member) throw new Error('the reader never joined its group');
     const tx = await producer({
       transactionalId: randomName('it-tx'),
       idempotent: true,
@@ -205,9 +216,18 @@ describe('kafka transactions', () => {
       messages: inputMessages.map((m) => ({ key: m.key, value: `${m.value?.toString() ?? ''}!` })),
     });
     const last = inputMessages[inputMessages.length - 1]!;
+    const inputOffsets = [
+      { topic: input, partitions: [{ partition: 0, offset: String(Number(last.offset) + 1) }] },
+    ];
+    // Fail closed: without the member's generation the group could not refuse a zombie.
+    const unfenced = await transaction
+      .sendOffsets({ consumerGroupId: groupId, topics: inputOffsets })
+      .catch((error: unknown) => error);
+    expect((unfenced as Error).name).toBe('KafkaJSFencingUnsupported');
     await transaction.sendOffsets({
       consumerGroupId: groupId,
-      topics: [{ topic: input, partitions: [{ partition: 0, offset: String(Number(last.offset) + 1) }] }],
+      topics: inputOffsets,
+      consumerGroupMetadata: member,
     });
     await transaction.commit();
 
