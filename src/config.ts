@@ -54,6 +54,11 @@ const envSchema = z.object({
   /** How long the group waits for a silent member before moving its partitions. */
   KAFKA_SESSION_TIMEOUT_MS: int(6_000, 30_000),
   /**
+   * How long a request to a broker may go unanswered before the client calls it failed (and, for
+   * a transactional request, the producer is re-initialised: see commit-loop.ts).
+   */
+  KAFKA_REQUEST_TIMEOUT_MS: int(1_000, 30_000),
+  /**
    * The process's transactional id; by default `<group>.<hostname>.<pid>`: stable across a
    * container's restarts in its pod (pid 1), distinct for processes sharing a host. Must be
    * unique among running replicas.

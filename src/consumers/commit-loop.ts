@@ -34,16 +34,27 @@ import type { TakeWindow } from './take-window.js';
  * Zombie fencing (KIP-447): the offsets carry the group generation and member id this
  * instance holds its partitions under; the group coordinator refuses them once that generation
  * is over, the transaction aborts, and the round's partitions are read again from their
- * committed offsets (if they are still ours). A failed round is carried to the next; repeated
- * failures are fatal.
+ * committed offsets (if they are still ours).
+ *
+ * A failed round is carried to the next, after a backoff that grows with each failure in a row
+ * (with jitter). Its producer is replaced first (see `TransactionalProducer.commit`), so the
+ * group's stable offsets then tell whether the failed transaction committed after all. A
+ * broker failover (a leader election, a coordinator moving) takes seconds to tens of seconds:
+ * failures are fatal only once none has succeeded for `failureBudgetMs`, or at once when the
+ * error says the cluster can never take our commits (`isUnrecoverable`).
  */
 export interface CommitLoopDeps {
-  settings: { commitIntervalMs: number; maxCommitIntervalMs: number };
+  settings: {
+    commitIntervalMs: number;
+    maxCommitIntervalMs: number;
+    /** How long rounds may fail in a row before it is fatal (COMMIT_FAILURE_BUDGET_MS by default). */
+    failureBudgetMs?: number;
+  };
   /** Whether a partition paused for its window may take again. */
   window: Pick<TakeWindow, 'resumable' | 'use'>;
   /** The partitions held now. */
   partitions(): Iterable<PartitionState>;
-  producer: Pick<TransactionalProducer, 'commit'>;
+  producer: Pick<TransactionalProducer, 'commit' | 'connect'>;
   /** The group membership the partitions are held under; none before the first join. */
   member(): GroupMember | undefined;
   pauses: Pick<PauseControl, 'resume'>;
@@ -56,9 +67,17 @@ export interface CommitLoopDeps {
   onFatal(error: unknown): void;
 }
 
+/** At least this many failed rounds in a row, over at least the budget, before it is fatal. */
 export const MAX_COMMIT_FAILURES = 5;
-/** Wait before trying a failed transaction again (it is fatal after MAX_COMMIT_FAILURES). */
+/**
+ * How long rounds may fail in a row before the runtime gives up: longer than a broker failover
+ * takes (the controller fences a dead broker after its session timeout, 9 s by default, then
+ * leaders and coordinators move and load), so that a leader election is waited out, not fatal.
+ */
+export const COMMIT_FAILURE_BUDGET_MS = 120_000;
+/** The wait before the first retry of a failed round; it doubles up to RETRY_MAX_DELAY_MS. */
 const RETRY_DELAY_MS = 100;
+const RETRY_MAX_DELAY_MS = 5_000;
 /** The share of its own time an outcome may wait for company in its commit round (see above). */
 const COMMIT_WAIT_SHARE = 0.1;
 
@@ -80,6 +99,8 @@ export class CommitLoop {
   /** The shortest work time among outcomes completed since the last round took its work. */
   private pendingWorkMs = Infinity;
   private failures = 0;
+  /** When the current run of failed rounds began. */
+  private failingSince = 0;
   private stopped = true;
 
   constructor(private readonly deps: CommitLoopDeps) {}
@@ -101,6 +122,12 @@ export class CommitLoop {
     // A round under way at the stop leaves what completed meanwhile for one more.
     if (this.round) await this.round;
     for (let round = 0; round <= MAX_COMMIT_FAILURES && this.hasWork(); round += 1) await this.commitRound();
+  }
+
+  /** The wait before the next try of a failed round: doubling, capped, with full jitter. */
+  retryDelayMs(): number {
+    const ceiling = Math.min(RETRY_MAX_DELAY_MS, RETRY_DELAY_MS * 2 ** Math.max(0, this.failures - 1));
+    return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
   }
 
   /**
@@ -148,7 +175,7 @@ export class CommitLoop {
     let retryAfterMs = 0;
     this.round = this.runRound()
       .then((ok) => {
-        if (!ok) retryAfterMs = RETRY_DELAY_MS;
+        if (!ok) retryAfterMs = this.retryDelayMs();
       })
       .finally(() => {
         this.round = undefined;
@@ -162,7 +189,17 @@ export class CommitLoop {
   private async runRound(): Promise<boolean> {
     const member = this.deps.member();
     if (!member) return true;
-    if (this.failures > 0 && !(await this.settleCarried())) return false;
+    if (this.failures > 0) {
+      // The replaced producer's InitProducerId ends the failed transaction (see commit()): only
+      // then do the group's stable offsets say for sure whether it committed.
+      try {
+        await this.deps.producer.connect();
+      } catch (error) {
+        this.countFailure(error);
+        return false;
+      }
+      if (!(await this.settleCarried())) return false;
+    }
     const taken = this.take();
     if (taken.length === 0) return true;
     const startedAt = Date.now();
@@ -231,6 +268,7 @@ export class CommitLoop {
 
   private succeeded(taken: Taken[], startedAt: number): void {
     this.failures = 0;
+    this.failingSince = 0;
     let count = 0;
     const use = this.deps.window.use();
     for (const { state, prefix } of taken) {
@@ -252,10 +290,32 @@ export class CommitLoop {
       return;
     }
     for (const { state, prefix } of taken) if (!state.isRevoked()) state.carry = prefix;
-    this.failures += 1;
-    this.deps.logger.error({ err: error, failures: this.failures }, 'transaction failed');
-    if (this.failures >= MAX_COMMIT_FAILURES) this.deps.onFatal(error);
+    this.countFailure(error);
   }
+
+  private countFailure(error: unknown): void {
+    const now = Date.now();
+    if (this.failures === 0) this.failingSince = now;
+    this.failures += 1;
+    const failingMs = now - this.failingSince;
+    this.deps.logger.error({ err: error, failures: this.failures, failingMs }, 'transaction failed');
+    const budgetMs = this.deps.settings.failureBudgetMs ?? COMMIT_FAILURE_BUDGET_MS;
+    const spent = this.failures >= MAX_COMMIT_FAILURES && failingMs >= budgetMs;
+    if (spent || isUnrecoverable(error)) this.deps.onFatal(error);
+  }
+}
+
+/**
+ * Errors no retry mends: the cluster cannot take offsets with the group's generation (KIP-447),
+ * or the commit was made without it. Going on would give up zombie fencing in silence.
+ */
+export function isUnrecoverable(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 4; depth += 1) {
+    const { name, originalError, cause } = e as { name?: unknown; originalError?: unknown; cause?: unknown };
+    if (name === 'KafkaJSFencingUnsupported') return true;
+    e = originalError ?? cause;
+  }
+  return false;
 }
 
 /** The group coordinator's answers to offsets from a member outside the current generation. */
@@ -286,13 +346,6 @@ function errorType(error: unknown): string {
   return '';
 }
 
-/**
- * One transactional producer per process. Its transactional id is stable for a replica (see
- * config: KAFKA_TRANSACTIONAL_ID), so a restarted replica's InitProducerId aborts whatever its
- * previous incarnation left open; a replica that vanished without restarting leaves its open
- * transaction to the transaction timeout. Fencing a zombie is not the transactional id's job
- * here but the group generation's (KIP-447, through kafkajs as patched in patches/).
- */
 export interface PartitionOffset {
   topic: string;
   partition: number;
@@ -306,10 +359,26 @@ export interface GroupMember {
   memberId: string;
 }
 
+/**
+ * One transactional producer per process. Its transactional id is stable for a replica (see
+ * config: KAFKA_TRANSACTIONAL_ID), so a restarted replica's InitProducerId aborts whatever its
+ * previous incarnation left open; a replica that vanished without restarting leaves its open
+ * transaction to the transaction timeout. Fencing a zombie is not the transactional id's job
+ * here but the group generation's (KIP-447, through kafkajs as patched in patches/).
+ */
 export interface TransactionalProducer {
-  /** InitProducerId: aborts what an earlier process with the same transactional id left open. */
+  /**
+   * InitProducerId: aborts what an earlier producer with the same transactional id left open,
+   * under a new epoch. Once connected, it resolves at once; after a failed connect, it tries again.
+   */
   connect(): Promise<void>;
-  /** Sends the records and commits the offsets for the member in one transaction. */
+  /**
+   * Sends the records and commits the offsets for the member in one transaction. When it
+   * throws, the transaction's outcome is unknown (an EndTxn may have been lost, or may still
+   * be on its way): the producer is replaced, and the next connect's InitProducerId bumps the
+   * epoch, which ends that transaction (aborted, or committed if EndTxn got there first) and
+   * fences every request of it still in flight.
+   */
   commit(
     records: readonly OutputRecord[],
     offsets: readonly PartitionOffset[],
@@ -384,7 +453,14 @@ class KafkaTransactionalProducer implements TransactionalProducer {
   }
 
   connect(): Promise<void> {
-    return (this.connected ??= this.producer.connect());
+    if (this.connected) return this.connected;
+    const connecting = this.producer.connect().catch(async (error: unknown) => {
+      // A producer whose InitProducerId failed is not tried again: a new one is.
+      if (this.connected === connecting) await this.replace();
+      throw error;
+    });
+    this.connected = connecting;
+    return connecting;
   }
 
   async commit(
@@ -407,7 +483,7 @@ class KafkaTransactionalProducer implements TransactionalProducer {
       for (const outcome of sent) if (outcome.status === 'rejected') throw outcome.reason;
       await transaction.commit();
     } catch (error) {
-      await this.fail(transaction, error);
+      await this.replace();
       throw error;
     }
     this.beginNext(member.groupId);
@@ -431,10 +507,14 @@ class KafkaTransactionalProducer implements TransactionalProducer {
   }
 
   /**
-   * After a broker outage a failed abort can leave kafkajs's transaction state stuck
-   * ("Cannot call beginTransaction in state ABORTING"), and a transaction that outlived its
-   * timeout leaves the producer fenced: a new producer with the same transactional id starts
-   * clean (its InitProducerId aborts what the old one left open).
+   * A failed transaction is never ended with EndTxn(abort), nor retried: under the same epoch
+   * (transaction.version 1, all kafkajs speaks) a request of it delayed past its timeout, an
+   * EndTxn or a TxnOffsetCommit, could still land in the next transaction, and commit offsets
+   * whose outputs were aborted (Jepsen's Bufstream analysis, 2024; KIP-890). A new producer with
+   * the same transactional id starts clean: its InitProducerId bumps the epoch, which fences
+   * every request of the old one, and aborts what it left open. It also mends kafkajs's
+   * transaction state when a failed abort left it stuck ("Cannot call beginTransaction in state
+   * ABORTING"), and a producer the coordinator fenced after the transaction timeout.
    */
   private async replace(): Promise<void> {
     this.next?.cancelBegin();
@@ -446,12 +526,6 @@ class KafkaTransactionalProducer implements TransactionalProducer {
     if (wasConnected) await old.disconnect().catch(() => undefined);
   }
 
-  private async fail(transaction: Transaction, error: unknown): Promise<void> {
-    // A fenced producer can do nothing more, abort included: its successor aborts for it.
-    if (isProducerFenced(error)) await this.replace();
-    else await transaction.abort().catch(() => this.replace());
-  }
-
   private async begin(groupId: string): Promise<Transaction> {
     await this.connect();
     const transaction = await this.producer.transaction().catch(async (error: unknown) => {
@@ -461,7 +535,7 @@ class KafkaTransactionalProducer implements TransactionalProducer {
     try {
       await transaction.addOffsets({ consumerGroupId: groupId });
     } catch (error) {
-      await this.fail(transaction, error);
+      await this.replace();
       throw error;
     }
     return transaction;

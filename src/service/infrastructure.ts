@@ -36,6 +36,7 @@ export async function connectInfrastructure(
   const kafka = new Kafka({
     clientId: config.KAFKA_CLIENT_ID,
     brokers: [...config.KAFKA_BROKERS],
+    requestTimeout: config.KAFKA_REQUEST_TIMEOUT_MS,
     logLevel: logLevel.WARN,
     logCreator: kafkaLogCreator(logger),
     ...config.kafkaSecurity,

@@ -1,6 +1,10 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CommitLoop, MAX_COMMIT_FAILURES } from '../../../src/consumers/commit-loop.js';
+import {
+  COMMIT_FAILURE_BUDGET_MS,
+  CommitLoop,
+  MAX_COMMIT_FAILURES,
+} from '../../../src/consumers/commit-loop.js';
 import { PartitionState } from '../../../src/consumers/partition-state.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
 import type { OutputRecord } from '../../../src/producers/output-records.js';
@@ -21,19 +25,36 @@ interface Transaction {
   member: GroupMember;
 }
 
-/** A producer that records each transaction; `fail` makes the next commits throw. */
+/**
+ * A producer that records each transaction; `fail` makes the next commits throw, `failConnect`
+ * the next connects. `calls` lists connects and commits in order.
+ */
 function fakeProducer() {
   const transactions: Transaction[] = [];
   const failures: Error[] = [];
-  const producer: Pick<TransactionalProducer, 'commit'> = {
+  const connectFailures: Error[] = [];
+  const calls: string[] = [];
+  const producer: Pick<TransactionalProducer, 'commit' | 'connect'> = {
+    connect: () => {
+      calls.push('connect');
+      const failure = connectFailures.shift();
+      return failure === undefined ? Promise.resolve() : Promise.reject(failure);
+    },
     commit: (records, offsets, member) => {
+      calls.push('commit');
       const failure = failures.shift();
       if (failure !== undefined) return Promise.reject(failure);
       transactions.push({ records: records.map((r) => r.value.toString()), offsets: [...offsets], member });
       return Promise.resolve();
     },
   };
-  return { producer, transactions, fail: (error: Error) => failures.push(error) };
+  return {
+    producer,
+    transactions,
+    calls,
+    fail: (error: Error) => failures.push(error),
+    failConnect: (error: Error) => connectFailures.push(error),
+  };
 }
 
 const record = (text: string): OutputRecord => ({
@@ -45,8 +66,14 @@ const record = (text: string): OutputRecord => ({
 
 const MEMBER: GroupMember = { groupId: 'g', generationId: 7, memberId: 'member-a' };
 
-function setup(partitionWindow = 10, spacing = { commitIntervalMs: 1000, maxCommitIntervalMs: 1000 }) {
-  const { producer, transactions, fail } = fakeProducer();
+function setup(
+  partitionWindow = 10,
+  spacing: { commitIntervalMs: number; maxCommitIntervalMs: number; failureBudgetMs?: number } = {
+    commitIntervalMs: 1000,
+    maxCommitIntervalMs: 1000,
+  },
+) {
+  const { producer, transactions, fail, failConnect, calls } = fakeProducer();
   const state = new PartitionState('requests', 3, 'lawsuits-summary');
   const other = new PartitionState('requests', 4, 'lawsuits-summary');
   const resumed: string[] = [];
@@ -68,8 +95,10 @@ function setup(partitionWindow = 10, spacing = { commitIntervalMs: 1000, maxComm
     partitions: () => [state, other].filter((s) => !s.isRevoked()),
     producer,
     member: () => member.current,
-    committedOffset: (_topic, partition) =>
-      Promise.resolve(groupOffsets.has(partition) ? groupOffsets.get(partition) : '-1'),
+    committedOffset: (_topic, partition) => {
+      calls.push(`offset ${partition}`);
+      return Promise.resolve(groupOffsets.has(partition) ? groupOffsets.get(partition) : '-1');
+    },
     pauses,
     logger: pino({ level: 'silent' }),
     metrics: { committed },
@@ -82,6 +111,8 @@ function setup(partitionWindow = 10, spacing = { commitIntervalMs: 1000, maxComm
     loop,
     transactions,
     fail,
+    failConnect,
+    calls,
     pauses,
     resumed,
     fatal,
@@ -133,8 +164,12 @@ describe('CommitLoop', () => {
     expect(transactions).toEqual([]);
   });
 
-  it('carries a failed prefix into the next transaction and gives up after the limit', async () => {
-    const { state, loop, transactions, fail, fatal } = setup();
+  it('carries a failed prefix into the next transaction and gives up once failures outlast the budget', async () => {
+    const { state, loop, transactions, fail, fatal } = setup(10, {
+      commitIntervalMs: 1000,
+      maxCommitIntervalMs: 1000,
+      failureBudgetMs: 0,
+    });
     const broken = new Error('broker unavailable');
     for (let i = 0; i < MAX_COMMIT_FAILURES; i += 1) fail(broken);
     state.tracker.take('0');
@@ -155,6 +190,80 @@ describe('CommitLoop', () => {
     await loop.commitRound();
     expect(transactions.map((t) => t.records)).toEqual([['r0', 'r1', 'r2', 'r3', 'r4']]);
     expect(offsetsOf(transactions[0])).toEqual(['3@5']);
+  });
+
+  it('waits out a broker failover: rounds failing for less than the budget are not fatal', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { state, loop, transactions, fail, fatal } = setup();
+    state.tracker.take('0');
+    state.tracker.complete('0', [record('r0')]);
+    const leaderless = Object.assign(new Error('There is no leader for this topic-partition'), {
+      type: 'LEADER_NOT_AVAILABLE',
+    });
+    // Twenty failed rounds over most of the budget: a leader election and a coordinator moving.
+    for (let round = 0; round < 20; round += 1) {
+      fail(leaderless);
+      await loop.commitRound();
+      vi.advanceTimersByTime((COMMIT_FAILURE_BUDGET_MS - 1_000) / 20);
+    }
+    expect(fatal).not.toHaveBeenCalled();
+    await loop.commitRound();
+    expect(transactions.map((t) => t.records)).toEqual([['r0']]);
+
+    // The same failures past the budget are fatal.
+    state.tracker.take('1');
+    state.tracker.complete('1', [record('r1')]);
+    for (let round = 0; round < MAX_COMMIT_FAILURES; round += 1) {
+      fail(leaderless);
+      await loop.commitRound();
+      vi.advanceTimersByTime(COMMIT_FAILURE_BUDGET_MS / (MAX_COMMIT_FAILURES - 1));
+    }
+    expect(fatal).toHaveBeenCalledWith(leaderless);
+  });
+
+  it('is fatal at once when the cluster cannot fence zombies (no KIP-447 offsets)', async () => {
+    const { state, loop, fail, fatal } = setup();
+    const unsupported = Object.assign(new Error('TxnOffsetCommit v3 not supported'), {
+      name: 'KafkaJSFencingUnsupported',
+    });
+    fail(unsupported);
+    state.tracker.take('0');
+    state.tracker.complete('0', [record('r0')]);
+    await loop.commitRound();
+    expect(fatal).toHaveBeenCalledWith(unsupported);
+  });
+
+  it('re-initialises the producer before reading whether a failed transaction committed', async () => {
+    const { state, loop, transactions, fail, failConnect, calls, fatal } = setup();
+    fail(new Error('EndTxn timed out'));
+    state.tracker.take('0');
+    state.tracker.complete('0', [record('a')]);
+    await loop.commitRound();
+    // The coordinator is still moving: the new producer's InitProducerId fails once.
+    failConnect(new Error('COORDINATOR_NOT_AVAILABLE'));
+    await loop.commitRound();
+    expect(transactions).toEqual([]);
+    await loop.commitRound();
+    expect(transactions.map((t) => t.records)).toEqual([['a']]);
+    // No read of the group's offsets before a connect succeeded, and none after a failed one.
+    expect(calls).toEqual(['commit', 'connect', 'connect', 'offset 3', 'commit']);
+    expect(fatal).not.toHaveBeenCalled();
+  });
+
+  it('backs off a little longer after each failed round, with jitter, up to a few seconds', () => {
+    const { loop } = setup();
+    const delays = (failures: number): number => {
+      (loop as unknown as { failures: number }).failures = failures;
+      return loop.retryDelayMs();
+    };
+    for (let i = 0; i < 50; i += 1) {
+      expect(delays(1)).toBeGreaterThanOrEqual(50);
+      expect(delays(1)).toBeLessThanOrEqual(100);
+      expect(delays(4)).toBeGreaterThanOrEqual(400);
+      expect(delays(4)).toBeLessThanOrEqual(800);
+      expect(delays(30)).toBeLessThanOrEqual(5_000);
+      expect(delays(30)).toBeGreaterThanOrEqual(2_500);
+    }
   });
 
   it('resets the failure count after a commit succeeds', async () => {

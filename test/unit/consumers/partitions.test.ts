@@ -94,6 +94,7 @@ function setup(committed: Record<number, string> = {}, unstableReads = 0, low: L
     window: new TakeWindow({ partitionWindow: 10, replicaWindow: 1_000_000 }, () => partitions.values()),
     partitions: () => partitions.values(),
     producer: {
+      connect: () => Promise.resolve(),
       commit: (_records, offsets) =>
         new Promise<void>((resolve) => {
           release = () => {

@@ -71,7 +71,7 @@ function setup(
     settings: { commitIntervalMs: 1000, maxCommitIntervalMs: 1000 },
     window,
     partitions: () => [state],
-    producer: { commit: () => Promise.resolve() },
+    producer: { commit: () => Promise.resolve(), connect: () => Promise.resolve() },
     member: () => ({ groupId: 'g', generationId: 1, memberId: 'm' }),
     committedOffset: () => Promise.resolve('-1'),
     pauses,
