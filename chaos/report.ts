@@ -22,6 +22,11 @@ export interface ScenarioResult {
   unexpectedExits: number;
   /** From the fault's end until the first outcome of a request published after it. */
   recoveryMs: number | null;
+  /**
+   * The longest time without a new outcome, from the fault's start until the last outcome:
+   * how long outcomes stopped flowing (while requests kept coming).
+   */
+  stallMs?: number;
   /** From the fault's end until the last outcome. */
   drainMs: number;
   durationMs: number;
@@ -41,6 +46,7 @@ const COLUMNS: [string, (r: ScenarioResult) => string][] = [
   ['extra billable calls', (r) => String(r.extraBillableCalls)],
   ['kills', (r) => String(r.kills)],
   ['unexpected exits', (r) => String(r.unexpectedExits)],
+  ['longest stall', (r) => (r.stallMs === undefined ? '?' : `${(r.stallMs / 1000).toFixed(1)} s`)],
   ['recovery', (r) => (r.recoveryMs === null ? 'never' : `${(r.recoveryMs / 1000).toFixed(1)} s`)],
   ['drain', (r) => `${(r.drainMs / 1000).toFixed(1)} s`],
 ];
@@ -87,4 +93,19 @@ export function warnings(results: readonly ScenarioResult[]): string[] {
       );
   }
   return out;
+}
+
+/**
+ * The longest stretch without a new outcome between `from` and the last outcome, given every
+ * outcome's arrival time (in any order).
+ */
+export function longestStall(outcomeTimes: readonly number[], from: number): number {
+  const after = outcomeTimes.filter((t) => t >= from).sort((a, b) => a - b);
+  let longest = 0;
+  let previous = from;
+  for (const at of after) {
+    longest = Math.max(longest, at - previous);
+    previous = at;
+  }
+  return longest;
 }

@@ -7,9 +7,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { fingerprintOf, type Sandbox } from '../src/sandbox/index.js';
+import { CHAOS_REQUEST_TIMEOUT_MS } from './cluster-scenarios.js';
 import { misframedValues } from './framing.js';
 import { Replica } from './replicas.js';
-import type { ScenarioResult } from './report.js';
+import { longestStall, type ScenarioResult } from './report.js';
 import type { FaultContext, Scenario, ScenarioSettings } from './scenarios.js';
 import type { ChaosStack } from './stack.js';
 import { OPERATION, OutcomeObserver, RequestStream, type SentRequest } from './traffic.js';
@@ -63,6 +64,9 @@ function replicaEnv(ctx: RunContext, prefix: string, partitions: number): Record
     BREAKER_COOLDOWN_MS: '3000',
     SHUTDOWN_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'info',
+    // A cluster replicates every topic three ways (min.insync.replicas=2 from the brokers).
+    TOPIC_REPLICATION_FACTOR: String(ctx.stack.brokers),
+    KAFKA_REQUEST_TIMEOUT_MS: String(CHAOS_REQUEST_TIMEOUT_MS),
   };
 }
 
@@ -108,8 +112,8 @@ export async function runScenario(
     log(`${replicas.length} replicas up`);
     await observer.start();
     await stream.start(settings.ratePerSecond);
-    const fault: FaultContext = { ...ctx, replicas, settings, stream, observer, log };
-    const { kills, faultEnd } = await driveFault(scenario, fault, settings);
+    const fault: FaultContext = { ...ctx, prefix, replicas, settings, stream, observer, log };
+    const { kills, faultStart, faultEnd } = await driveFault(scenario, fault, settings);
     const settled = await waitUntil(
       () => observer.copiesSeen() >= stream.sent.length && observer.unanswered() === 0,
       settings.settleMs,
@@ -124,6 +128,7 @@ export async function runScenario(
       registryUrl: ctx.stack.registryUrl,
       replicas,
       kills,
+      faultStart,
       faultEnd,
       started,
     });
@@ -141,7 +146,7 @@ async function driveFault(
   scenario: Scenario,
   fault: FaultContext,
   settings: RunSettings,
-): Promise<{ kills: number; faultEnd: number }> {
+): Promise<{ kills: number; faultStart: number; faultEnd: number }> {
   const { stream, observer } = fault;
   // Enough answered before the fault to send as upstream duplicates after it.
   const warmup =
@@ -162,7 +167,7 @@ async function driveFault(
     await stream.republish(duplicates);
     fault.log(`${duplicates.length} upstream duplicates of requests answered before the fault published`);
   }
-  return { kills, faultEnd };
+  return { kills, faultStart, faultEnd };
 }
 
 /**
@@ -191,6 +196,7 @@ interface Counted {
   registryUrl: string;
   replicas: Replica[];
   kills: number;
+  faultStart: number;
   faultEnd: number;
   started: number;
 }
@@ -234,6 +240,7 @@ async function count(scenario: Scenario, c: Counted): Promise<ScenarioResult> {
     kills: c.kills,
     unexpectedExits: c.replicas.reduce((sum, r) => sum + r.unexpectedExits, 0),
     recoveryMs: recoveryAt === undefined ? null : recoveryAt - c.faultEnd,
+    stallMs: longestStall(c.observer.outcomeTimes, c.faultStart),
     drainMs: c.observer.lastOutcomeAt > c.faultEnd ? c.observer.lastOutcomeAt - c.faultEnd : 0,
     durationMs: Date.now() - c.started,
     lostSample: lost.slice(0, 20),

@@ -10,10 +10,11 @@ import { dirname, join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
 import { createSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { Toxiproxy } from './cluster.js';
 import { killLiveReplicas } from './replicas.js';
 import { failures, markdownTable, warnings, type ScenarioResult } from './report.js';
 import { runScenario, type RunContext, type RunSettings } from './run-scenario.js';
-import { SCENARIOS, type Scenario } from './scenarios.js';
+import { SCENARIOS, scenariosFor, type Scenario } from './scenarios.js';
 import { ChaosStack, shiftedPorts } from './stack.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -27,6 +28,9 @@ const FULL: RunSettings = {
   downMs: 5_000,
   outageMs: 15_000,
   upstreamDuplicates: 500,
+  nodeDownMs: 20_000,
+  networkFaultMs: 30_000,
+  zombieMs: 20_000,
   tailMs: 10_000,
   settleMs: 180_000,
   warmupOutcomes: 50,
@@ -40,6 +44,9 @@ const QUICK: RunSettings = {
   downMs: 3_000,
   outageMs: 10_000,
   upstreamDuplicates: 50,
+  nodeDownMs: 10_000,
+  networkFaultMs: 15_000,
+  zombieMs: 15_000,
   tailMs: 5_000,
   settleMs: 60_000,
   warmupOutcomes: 20,
@@ -52,8 +59,10 @@ interface Options {
   rate?: number;
   killCycles?: number;
   replicas?: number;
+  brokers: number;
   portOffset: number;
   stackDir: string;
+  keepStack?: boolean;
   out: string;
 }
 
@@ -97,6 +106,7 @@ async function runAll(
     try {
       // A fault may leave a part down if it failed half-way: every scenario starts whole.
       await ctx.stack.up();
+      if (ctx.stack.brokers > 1) await new Toxiproxy(ctx.stack.toxiproxyUrl).reset();
       results.push(await runScenario(ctx, scenario, settings, index));
     } catch (error) {
       results.push(failedResult(scenario, error));
@@ -129,8 +139,20 @@ function failedResult(scenario: Scenario, error: unknown): ScenarioResult {
 
 async function main(options: Options): Promise<number> {
   const settings = settingsOf(options);
-  const scenarios = SCENARIOS.filter((s) => options.only === undefined || options.only.includes(s.name));
-  const stack = new ChaosStack(ROOT, resolve(ROOT, options.stackDir), shiftedPorts(options.portOffset));
+  if (options.brokers !== 1 && options.brokers !== 3)
+    throw new InvalidArgumentError('--brokers must be 1 or 3');
+  const brokers = options.brokers;
+  const scenarios = scenariosFor(brokers).filter(
+    (s) => options.only === undefined || options.only.includes(s.name),
+  );
+  if (scenarios.length === 0)
+    throw new InvalidArgumentError(`no scenario of --only runs on ${brokers} broker(s)`);
+  const stack = new ChaosStack(
+    ROOT,
+    resolve(ROOT, options.stackDir),
+    shiftedPorts(options.portOffset),
+    brokers,
+  );
   const runId = `${Date.now().toString(36)}${randomUUID().slice(0, 4)}`;
   const logDir = join(ROOT, 'chaos', 'results', 'logs', runId);
   mkdirSync(logDir, { recursive: true });
@@ -138,6 +160,12 @@ async function main(options: Options): Promise<number> {
   const cleanup = async (): Promise<void> => {
     killLiveReplicas();
     await sandbox?.close();
+    if (options.keepStack === true) {
+      console.log(
+        `stack left running for a look (KAFKA_BROKERS=${stack.kafkaBrokers}); stop it with STACK_DIR=${stack.dir} and the ports above: bash stack/down.sh`,
+      );
+      return;
+    }
     await stack.down().catch((error: unknown) => {
       console.error(`could not stop the chaos stack: ${String(error)}`);
     });
@@ -149,13 +177,24 @@ async function main(options: Options): Promise<number> {
     await stack.down();
     await stack.up();
     sandbox = await createSandbox({ apiKey: API_KEY, knobs: { latencyMeanMs: 30, latencyJitterMs: 20 } });
-    const kafka = new Kafka({ clientId: 'chaos', brokers: [stack.kafkaBrokers], logLevel: logLevel.NOTHING });
+    const kafka = new Kafka({
+      clientId: 'chaos',
+      brokers: stack.kafkaBrokers.split(','),
+      logLevel: logLevel.NOTHING,
+    });
     const cpfOffset = Math.floor(Math.random() * 1_000) * 10_000_000;
     const ctx: RunContext = { root: ROOT, kafka, stack, sandbox, apiKey: API_KEY, runId, logDir, cpfOffset };
     const results = await runAll(scenarios, settings, ctx);
     const out = resolve(ROOT, options.out);
     mkdirSync(dirname(out), { recursive: true });
-    const report = { runId, measuredAt: new Date().toISOString(), settings, ports: stack.ports, results };
+    const report = {
+      runId,
+      measuredAt: new Date().toISOString(),
+      brokers,
+      settings,
+      ports: stack.ports,
+      results,
+    };
     writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`\n${markdownTable(results)}\n\nJSON: ${out}; replica logs: ${logDir}`);
     const failed = failures(results);
@@ -175,7 +214,14 @@ const program = new Command('chaos')
   .option('--rate <n>', 'requests per second (40; quick 15)', positiveInt)
   .option('--kill-cycles <n>', 'SIGKILL cycles (20; quick 4)', positiveInt)
   .option('--replicas <n>', 'replica processes, 2 or 3 (3; quick 2)', positiveInt)
+  .option(
+    '--brokers <n>',
+    'Kafka nodes: 1, or 3 for the replicated cluster and its scenarios',
+    positiveInt,
+    1,
+  )
   .option('--port-offset <n>', 'added to the stack default ports', positiveInt, 20_000)
+  .option('--keep-stack', 'leave the stack running at the end, its topics intact, to look into a failure')
   .option('--stack-dir <dir>', 'the suite stack folder', '.stack/chaos')
   .option('--out <file>', 'JSON report', 'chaos/results/chaos.json')
   .action(async (options: Options) => {

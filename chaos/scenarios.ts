@@ -2,7 +2,9 @@
  * The faults. Each one runs while the request stream flows; it returns once the fault is over
  * (the killed part is back), which is when the recovery time starts.
  */
+import type { Kafka } from 'kafkajs';
 import type { Sandbox } from '../src/sandbox/index.js';
+import { CLUSTER_SCENARIOS } from './cluster-scenarios.js';
 import type { Replica } from './replicas.js';
 import type { ChaosStack } from './stack.js';
 import type { OutcomeObserver, RequestStream, SentRequest } from './traffic.js';
@@ -14,9 +16,18 @@ export interface ScenarioSettings {
   /** Vendor outage: longer than the replicas' retry budget. */
   outageMs: number;
   upstreamDuplicates: number;
+  /** How long a killed cluster node stays down. */
+  nodeDownMs: number;
+  /** How long a network fault (Toxiproxy) lasts. */
+  networkFaultMs: number;
+  /** How long a frozen replica stays frozen: past its session timeout. */
+  zombieMs: number;
 }
 
 export interface FaultContext {
+  kafka: Kafka;
+  /** The scenario's topic prefix; the replicas' group is `<prefix>.service`. */
+  prefix: string;
   stack: ChaosStack;
   replicas: Replica[];
   sandbox: Sandbox;
@@ -28,6 +39,8 @@ export interface FaultContext {
 
 export interface Scenario {
   name: string;
+  /** `only`: runs on a three-node stack (`--brokers 3`) alone; `also`: on both; none: on one node alone. */
+  cluster?: 'only' | 'also';
   description: string;
   /** Runs the fault; resolves with the kills made, once the fault is over. */
   fault(ctx: FaultContext): Promise<number>;
@@ -119,7 +132,7 @@ const vendorOutage: Scenario = {
   },
 };
 
-export const SCENARIOS: readonly Scenario[] = [
+const SINGLE_BROKER_SCENARIOS: readonly Scenario[] = [
   sigkillCycles,
   rollingRestart,
   brokerRestart,
@@ -127,3 +140,10 @@ export const SCENARIOS: readonly Scenario[] = [
   registryRestart,
   vendorOutage,
 ];
+
+/** Every scenario; `--brokers` picks those of its stack (see `cluster`). */
+export const SCENARIOS: readonly Scenario[] = [...SINGLE_BROKER_SCENARIOS, ...CLUSTER_SCENARIOS];
+
+export function scenariosFor(brokers: 1 | 3): Scenario[] {
+  return SCENARIOS.filter((s) => (brokers === 3 ? s.cluster !== undefined : s.cluster !== 'only'));
+}

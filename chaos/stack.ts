@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export type StackPart = 'kafka' | 'registry' | 'redis';
+/** `kafka` is node 1; a three-node stack adds `kafka-2` and `kafka-3`. */
+export type StackPart = 'kafka' | 'kafka-2' | 'kafka-3' | 'registry' | 'redis';
 
 export interface StackPorts {
   kafka: number;
@@ -17,6 +18,7 @@ export interface StackPorts {
   registry: number;
   management: number;
   redis: number;
+  toxiproxy: number;
 }
 
 /** The default ports of stack/up.sh, each moved by `offset`. */
@@ -27,18 +29,38 @@ export function shiftedPorts(offset: number): StackPorts {
     registry: 8081 + offset,
     management: 8082 + offset,
     redis: 6379 + offset,
+    toxiproxy: 8474 + offset,
   };
 }
 
 export class ChaosStack {
+  /**
+   * `brokers` 3: a replicated cluster (stack/up.sh, STACK_BROKERS=3) with a Toxiproxy in front of
+   * each node's client listener (STACK_TOXIPROXY=1), so faults can sit between clients and one broker.
+   */
   constructor(
     private readonly root: string,
     readonly dir: string,
     readonly ports: StackPorts,
+    readonly brokers: 1 | 3 = 1,
   ) {}
 
+  /** Node ids 1..brokers. */
+  get nodeIds(): number[] {
+    return Array.from({ length: this.brokers }, (_, i) => i + 1);
+  }
+
+  /** The client address of a node (its proxy's in a cluster): stack/up.sh's layout. */
+  nodeAddress(nodeId: number): string {
+    return `127.0.0.1:${this.ports.kafka + 10 * (nodeId - 1)}`;
+  }
+
   get kafkaBrokers(): string {
-    return `127.0.0.1:${this.ports.kafka}`;
+    return this.nodeIds.map((id) => this.nodeAddress(id)).join(',');
+  }
+
+  get toxiproxyUrl(): string {
+    return `http://127.0.0.1:${this.ports.toxiproxy}`;
   }
 
   get registryUrl(): string {
@@ -90,6 +112,9 @@ export class ChaosStack {
         REGISTRY_PORT: String(this.ports.registry),
         REGISTRY_MANAGEMENT_PORT: String(this.ports.management),
         REDIS_PORT: String(this.ports.redis),
+        STACK_BROKERS: String(this.brokers),
+        STACK_TOXIPROXY: this.brokers > 1 ? '1' : '0',
+        TOXIPROXY_PORT: String(this.ports.toxiproxy),
       },
       maxBuffer: 16 * 1024 * 1024,
     });
@@ -104,12 +129,20 @@ export class ChaosStack {
     const stamp = join(source, 'fetched.sha256');
     if (existsSync(join(this.dir, 'fetched.sha256')) || !existsSync(stamp)) return;
     mkdirSync(join(this.dir, 'kafka'), { recursive: true });
-    for (const part of ['apicurio', 'markers', join('kafka', 'libs')]) {
+    for (const part of ['apicurio', 'markers', 'bin', join('kafka', 'libs')]) {
       if (existsSync(join(source, part)) && !existsSync(join(this.dir, part)))
         symlinkSync(join(source, part), join(this.dir, part));
     }
     copyFileSync(stamp, join(this.dir, 'fetched.sha256'));
   }
+}
+
+/** The stack part (pid file name) of a Kafka node. */
+export function nodePart(nodeId: number): StackPart {
+  if (nodeId === 1) return 'kafka';
+  if (nodeId === 2) return 'kafka-2';
+  if (nodeId === 3) return 'kafka-3';
+  throw new Error(`no Kafka node ${nodeId}`);
 }
 
 /** True while the process exists and is not a zombie (a killed daemon may wait to be reaped). */

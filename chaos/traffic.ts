@@ -117,6 +117,8 @@ export interface FramedValues {
 export class OutcomeObserver {
   readonly byRequest = new Map<string, RequestTally>();
   readonly framed = new Map<string, FramedValues>();
+  /** When each outcome arrived. */
+  readonly outcomeTimes: number[] = [];
   lastOutcomeAt = 0;
   private readonly consumer: Consumer;
   /** A consumer restarted after a broker outage reads again from its last commit. */
@@ -156,6 +158,7 @@ export class OutcomeObserver {
           const now = Date.now();
           tally.firstOutcomeAt ??= now;
           this.lastOutcomeAt = now;
+          this.outcomeTimes.push(now);
           this.noteFraming(topic, message.value, Number(message.timestamp));
         }
         return Promise.resolve();

@@ -1,0 +1,192 @@
+/**
+ * Faults of a replicated cluster (`npm run chaos -- --brokers 3`): a broker lost as partition
+ * leader, as transaction coordinator or as the active controller; rolling broker restarts; the
+ * network between the replicas and one broker slowed past the request timeout, cut, reset or
+ * throttled (Toxiproxy); and a replica frozen past its session timeout.
+ */
+import { topicNames } from '../src/contract/operations.js';
+import { ClusterView, replicaTransactionalId, Toxiproxy, type Toxic } from './cluster.js';
+import type { FaultContext, Scenario } from './scenarios.js';
+import { nodePart } from './stack.js';
+import { OPERATION } from './traffic.js';
+
+/** The replicas' Kafka request timeout in the suite (run-scenario.ts). */
+export const CHAOS_REQUEST_TIMEOUT_MS = 5_000;
+const IN_SYNC_DEADLINE_MS = 120_000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function requestTopic(ctx: FaultContext): string {
+  return topicNames(ctx.prefix).request(OPERATION);
+}
+
+/** Waits until every partition of our topics and the coordinators' topics has 3 replicas in sync. */
+async function waitInSync(ctx: FaultContext, view: ClusterView): Promise<void> {
+  const topics = [requestTopic(ctx), '__consumer_offsets', '__transaction_state'];
+  const deadline = Date.now() + IN_SYNC_DEADLINE_MS;
+  while (!(await view.inSync(topics, 3).catch(() => false))) {
+    if (Date.now() > deadline) throw new Error('partitions not back in sync within 2 minutes');
+    await sleep(500);
+  }
+}
+
+async function killNode(ctx: FaultContext, nodeId: number, why: string): Promise<number> {
+  const view = new ClusterView(ctx.kafka);
+  await ctx.stack.kill(nodePart(nodeId), 'SIGKILL');
+  ctx.log(`node ${nodeId} (${why}) killed; down for ${ctx.settings.nodeDownMs} ms`);
+  await sleep(ctx.settings.nodeDownMs);
+  await ctx.stack.up();
+  await waitInSync(ctx, view);
+  ctx.log(`node ${nodeId} back and in sync`);
+  return 1;
+}
+
+/** The coordinator of the first replica's transactional id (the replicas' ids spread over nodes). */
+async function coordinatorNode(ctx: FaultContext): Promise<number> {
+  const pid = ctx.replicas[0]?.pid;
+  if (pid === undefined) throw new Error('replica-1 is not running');
+  const view = new ClusterView(ctx.kafka);
+  return view.transactionCoordinator(replicaTransactionalId(`${ctx.prefix}.service`, pid));
+}
+
+async function withToxic(ctx: FaultContext, nodes: number[], toxics: Toxic[], why: string): Promise<number> {
+  const proxy = new Toxiproxy(ctx.stack.toxiproxyUrl);
+  for (const node of nodes) for (const toxic of toxics) await proxy.addToxic(node, toxic);
+  const what = toxics.map((t) => `${t.type} ${JSON.stringify(t.attributes)} ${t.stream}`).join(', ');
+  ctx.log(`${what} on node(s) ${nodes.join(',')} (${why}) for ${ctx.settings.networkFaultMs} ms`);
+  try {
+    await sleep(ctx.settings.networkFaultMs);
+  } finally {
+    await proxy.reset();
+  }
+  ctx.log('toxics removed');
+  return 0;
+}
+
+export const CLUSTER_SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'leader-kill',
+    cluster: 'only',
+    description: 'SIGKILL of the broker leading most request partitions; started again later',
+    async fault(ctx) {
+      const node = await new ClusterView(ctx.kafka).busiestLeader(requestTopic(ctx));
+      return killNode(ctx, node, 'leader of the busiest request partitions');
+    },
+  },
+  {
+    name: 'coordinator-kill',
+    cluster: 'only',
+    description: "SIGKILL of the broker coordinating a replica's transactions; started again later",
+    async fault(ctx) {
+      return killNode(ctx, await coordinatorNode(ctx), 'transaction coordinator of replica-1');
+    },
+  },
+  {
+    name: 'controller-kill',
+    cluster: 'only',
+    description: 'SIGKILL of the active KRaft controller (a combined node); started again later',
+    async fault(ctx) {
+      return killNode(ctx, await new ClusterView(ctx.kafka).controller(), 'active controller');
+    },
+  },
+  {
+    name: 'rolling-brokers',
+    cluster: 'only',
+    description: 'each broker in turn stopped with SIGTERM and started again, waiting for in-sync replicas',
+    async fault(ctx) {
+      const view = new ClusterView(ctx.kafka);
+      for (const node of ctx.stack.nodeIds) {
+        await ctx.stack.kill(nodePart(node), 'SIGTERM');
+        ctx.log(`node ${node} stopped (SIGTERM)`);
+        await ctx.stack.up();
+        await waitInSync(ctx, view);
+        ctx.log(`node ${node} back and in sync`);
+      }
+      return ctx.stack.nodeIds.length;
+    },
+  },
+  {
+    name: 'endtxn-delay',
+    cluster: 'only',
+    description:
+      "latency past the request timeout on the connections to a replica's transaction coordinator (a delayed EndTxn)",
+    async fault(ctx) {
+      const node = await coordinatorNode(ctx);
+      return withToxic(
+        ctx,
+        [node],
+        [
+          {
+            name: 'delay',
+            type: 'latency',
+            stream: 'upstream',
+            attributes: { latency: CHAOS_REQUEST_TIMEOUT_MS + 2_000, jitter: 500 },
+          },
+        ],
+        'transaction coordinator of replica-1',
+      );
+    },
+  },
+  {
+    name: 'blackhole',
+    cluster: 'only',
+    description:
+      'the broker leading most request partitions unreachable from clients (data dropped, connections held)',
+    async fault(ctx) {
+      const node = await new ClusterView(ctx.kafka).busiestLeader(requestTopic(ctx));
+      return withToxic(
+        ctx,
+        [node],
+        [{ name: 'blackhole', type: 'timeout', stream: 'upstream', attributes: { timeout: 0 } }],
+        'leader of the busiest request partitions',
+      );
+    },
+  },
+  {
+    name: 'connection-reset',
+    cluster: 'only',
+    description:
+      "connections to a replica's transaction coordinator reset 1 s after they open, mid-transaction",
+    async fault(ctx) {
+      const node = await coordinatorNode(ctx);
+      return withToxic(
+        ctx,
+        [node],
+        [{ name: 'reset', type: 'reset_peer', stream: 'upstream', attributes: { timeout: 1_000 } }],
+        'transaction coordinator of replica-1',
+      );
+    },
+  },
+  {
+    name: 'bandwidth',
+    cluster: 'only',
+    description: 'every broker connection throttled to 32 KB/s each way',
+    fault: (ctx) =>
+      withToxic(
+        ctx,
+        ctx.stack.nodeIds,
+        [
+          { name: 'bandwidth-up', type: 'bandwidth', stream: 'upstream', attributes: { rate: 32 } },
+          { name: 'bandwidth-down', type: 'bandwidth', stream: 'downstream', attributes: { rate: 32 } },
+        ],
+        'all nodes',
+      ),
+  },
+  {
+    name: 'zombie',
+    cluster: 'also',
+    description: 'a replica frozen (SIGSTOP) past its session timeout, thawed after its partitions moved on',
+    async fault(ctx) {
+      const zombie = ctx.replicas[0];
+      if (zombie === undefined) return 0;
+      zombie.freeze();
+      ctx.log(`${zombie.name} frozen for ${ctx.settings.zombieMs} ms`);
+      await sleep(ctx.settings.zombieMs);
+      zombie.thaw();
+      ctx.log(`${zombie.name} thawed`);
+      return 0;
+    },
+  },
+];

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { javaHashCode, transactionStatePartition } from '../../../chaos/cluster.js';
+import { longestStall } from '../../../chaos/report.js';
+
+describe('the transaction coordinator of a transactional id', () => {
+  it("hashes as Java's String.hashCode does", () => {
+    expect(javaHashCode('abc')).toBe(96354);
+    expect(javaHashCode('hello')).toBe(99162322);
+    // Overflows to Integer.MIN_VALUE, whose abs Kafka's Utils.abs maps to 0.
+    expect(javaHashCode('polygenelubricants')).toBe(-2147483648);
+  });
+
+  it("is the __transaction_state partition Kafka's Utils.abs(hashCode) % partitions names", () => {
+    expect(transactionStatePartition('abc', 10)).toBe(4);
+    expect(transactionStatePartition('polygenelubricants', 10)).toBe(0);
+    // A negative hash: Java's 'Hello World'.hashCode() is -862545276.
+    expect(javaHashCode('Hello World')).toBe(-862545276);
+    expect(transactionStatePartition('Hello World', 10)).toBe(6);
+  });
+});
+
+describe('the longest stall of outcomes after a fault', () => {
+  it('counts from the fault to the first outcome, then between outcomes, in arrival order', () => {
+    expect(longestStall([5_000, 1_000, 9_000, 30_000, 31_000], 2_000)).toBe(21_000);
+    expect(longestStall([1_000, 2_500, 2_600], 2_000)).toBe(500);
+  });
+
+  it('is nothing when no outcome came after the fault', () => {
+    expect(longestStall([1_000], 2_000)).toBe(0);
+  });
+});
