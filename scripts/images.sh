@@ -66,7 +66,8 @@ have() {
 # build TAG CONTEXT: docker build with the Dockerfile on stdin, host network (apt, npm).
 build() {
   local tag="$1" context="$2" t0=$SECONDS
-  docker build -q --network host -t "$tag" -f - "$context" >/dev/null
+  # (grep: the legacy builder, where buildx is not installed, warns on every build)
+  docker build -q --network host -t "$tag" -f - "$context" 2> >(grep -v -e "legacy builder" -e buildx -e "^ *$" >&2) >/dev/null
   log "$tag: built in $((SECONDS - t0))s ($(docker image inspect -f '{{.Size}}' "$tag" | numfmt --to=iec))"
 }
 
@@ -238,16 +239,34 @@ fi
 
 # --- Redis ---------------------------------------------------------------------------------------
 if ! have "$REDIS_IMAGE"; then
-  build "$REDIS_IMAGE" "$WORK" <<EOF
+  ctx="$WORK/redis"
+  rm -rf "$ctx" && mkdir -p "$ctx"
+  # The official image builds redis with protected mode off (a container's ports are reachable
+  # only where they are published): a published port reaches it from the bridge's gateway.
+  cat >"$ctx/entrypoint" <<'EOF'
+#!/bin/sh
+if [ "$1" = redis-server ]; then
+  case " $* " in
+    *" --protected-mode "*) ;;
+    *) set -- "$@" --protected-mode no ;;
+  esac
+fi
+exec "$@"
+EOF
+  chmod +x "$ctx/entrypoint"
+  build "$REDIS_IMAGE" "$ctx" <<EOF
 FROM $DEBIAN_IMAGE
 RUN apt-get update && apt-get install -y --no-install-recommends redis-server redis-tools \\
  && rm -rf /var/lib/apt/lists/* && mkdir /data && chown redis:redis /data
+COPY entrypoint /usr/local/bin/docker-entrypoint.sh
 LABEL org.opencontainers.image.description="Debian's redis-server (local stand-in for redis:7-bookworm)"
 USER redis
 WORKDIR /data
 EXPOSE 6379
-CMD ["redis-server", "--protected-mode", "no"]
+ENTRYPOINT ["docker-entrypoint.sh"]
+CMD ["redis-server"]
 EOF
+  rm -rf "$ctx"
 fi
 
 log "done in $((SECONDS - T0))s"
