@@ -197,6 +197,14 @@ exec java ${KAFKA_HEAP_OPTS:--Xmx1G -Xms1G} ${KAFKA_JVM_PERFORMANCE_OPTS:--XX:+U
   "${java_cp[@]}" kafka.Kafka "$props"
 EOF
   chmod +x "$ctx/bin/run"
+  # The one tool of the official image's bin/ that this project uses (SCRAM users for the tests'
+  # SASL_SSL listener); its class is in the broker's own jar.
+  cat >"$ctx/bin/kafka-configs.sh" <<'EOF'
+#!/bin/sh
+exec java -Xmx256m -cp "/opt/kafka/libs/*" -Dlog4j2.configurationFile=/opt/kafka/config/log4j2.properties \
+  kafka.admin.ConfigCommand "$@"
+EOF
+  chmod +x "$ctx/bin/kafka-configs.sh"
   build "$KAFKA_IMAGE" "$ctx" <<EOF
 FROM $JRE_IMAGE
 # Like the official image: user appuser (uid 1000), /opt/kafka, data in /var/lib/kafka/data.
@@ -206,6 +214,7 @@ RUN groupadd --gid 1000 appuser && useradd --uid 1000 --gid appuser --no-create-
 COPY libs /opt/kafka/libs
 COPY log4j2.properties /opt/kafka/config/log4j2.properties
 COPY bin/run /etc/kafka/docker/run
+COPY bin/kafka-configs.sh /opt/kafka/bin/kafka-configs.sh
 LABEL org.opencontainers.image.description="Apache Kafka $KAFKA_VERSION (Maven Central jars; local stand-in for apache/kafka)"
 USER appuser
 WORKDIR /opt/kafka

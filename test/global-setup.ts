@@ -19,7 +19,15 @@
  * tests must not see the integration endpoints.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -226,9 +234,13 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
   // Loaded only here: testcontainers pulls in a large dependency tree.
   const { GenericContainer, Wait } = await import('testcontainers');
   const { Kafka, logLevel } = await import('kafkajs');
+  const secure = await containerSecrets();
+  const jaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
 
   const kafkaContainer = new GenericContainer(KAFKA_IMAGE)
-    .withExposedPorts(9092)
+    .withExposedPorts(9092, 9095)
+    // SECURE (SASL_SSL with SCRAM), as stack/up.sh's: its certificate names localhost.
+    .withCopyFilesToContainer([{ source: secure.keystore, target: '/tmp/broker-keystore.pem', mode: 0o444 }])
     .withEnvironment({
       CLUSTER_ID: 'MkU3OEVBNTcwNTJENDM2Qk',
       KAFKA_NODE_ID: '1',
@@ -236,8 +248,16 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
       KAFKA_CONTROLLER_QUORUM_VOTERS: '1@localhost:9093',
       // PLAINTEXT: for the host (advertised with the mapped port); BROKER: the broker's own
       // connections to itself (transaction markers), which cannot use the host's address.
-      KAFKA_LISTENERS: 'PLAINTEXT://0.0.0.0:9092,CONTROLLER://0.0.0.0:9093,BROKER://0.0.0.0:9094',
-      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,BROKER:PLAINTEXT',
+      KAFKA_LISTENERS:
+        'PLAINTEXT://0.0.0.0:9092,CONTROLLER://0.0.0.0:9093,BROKER://0.0.0.0:9094,SECURE://0.0.0.0:9095',
+      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP:
+        'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,BROKER:PLAINTEXT,SECURE:SASL_SSL',
+      // listener.name.secure.*: `___` stands for `-` in the image's variable names.
+      KAFKA_LISTENER_NAME_SECURE_SASL_ENABLED_MECHANISMS: 'SCRAM-SHA-512,SCRAM-SHA-256',
+      KAFKA_LISTENER_NAME_SECURE_SCRAM___SHA___512_SASL_JAAS_CONFIG: jaas,
+      KAFKA_LISTENER_NAME_SECURE_SCRAM___SHA___256_SASL_JAAS_CONFIG: jaas,
+      KAFKA_LISTENER_NAME_SECURE_SSL_KEYSTORE_TYPE: 'PEM',
+      KAFKA_LISTENER_NAME_SECURE_SSL_KEYSTORE_LOCATION: '/tmp/broker-keystore.pem',
       KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
       KAFKA_INTER_BROKER_LISTENER_NAME: 'BROKER',
       KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
@@ -280,10 +300,12 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
   ]);
   const teardown: Teardown = async () => {
     await Promise.allSettled([kafka.stop(), registry.stop(), redis.stop()]);
+    rmSync(secure.dir, { recursive: true, force: true });
   };
   try {
     const kafkaBrokers = `${kafka.getHost()}:${kafka.getMappedPort(9092)}`;
-    const advertised = `PLAINTEXT://${kafkaBrokers},BROKER://localhost:9094`;
+    const secureBrokers = `${kafka.getHost()}:${kafka.getMappedPort(9095)}`;
+    const advertised = `PLAINTEXT://${kafkaBrokers},BROKER://localhost:9094,SECURE://${secureBrokers}`;
     await kafka.exec([
       'sh',
       '-c',
@@ -303,16 +325,37 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
       }
     }
     await admin.disconnect();
+    // The SCRAM user, through the broker's own listener (KRaft keeps it in the metadata log).
+    const password = readFileSync(secure.passwordFile, 'utf8').trim();
+    // One mechanism per call: the broker refuses two changes to one user in one request.
+    for (const mechanism of ['SCRAM-SHA-512', 'SCRAM-SHA-256']) {
+      const scram = await kafka.exec([
+        '/opt/kafka/bin/kafka-configs.sh',
+        '--bootstrap-server',
+        'localhost:9094',
+        '--alter',
+        '--entity-type',
+        'users',
+        '--entity-name',
+        secure.username,
+        '--add-config',
+        `${mechanism}=[password=${password}]`,
+      ]);
+      if (scram.exitCode !== 0) {
+        const reason = scram.output.split('\n').find((line) => /Exception/.test(line)) ?? '';
+        throw new Error(`kafka-configs could not add the ${mechanism} user: ${reason}`);
+      }
+    }
     return {
       endpoints: {
         kafkaBrokers,
         schemaRegistryUrl: `http://${registry.getHost()}:${registry.getMappedPort(8080)}/apis/ccompat/v7`,
         redisUrl: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
         kafkaSecure: {
-          missing:
-            'the Kafka container has no SASL_SSL listener: run the tests against the local stack ' +
-            '(TEST_STACK=local) or set KAFKA_SECURE_BROKERS, KAFKA_SECURE_CA_FILE, ' +
-            'KAFKA_SECURE_USERNAME and KAFKA_SECURE_PASSWORD_FILE with the other endpoints',
+          brokers: secureBrokers,
+          caFile: secure.caFile,
+          username: secure.username,
+          passwordFile: secure.passwordFile,
         },
       },
       teardown,
@@ -321,6 +364,45 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
     await teardown();
     throw err;
   }
+}
+
+/**
+ * A CA, the broker's PEM keystore and a SCRAM password for the Kafka container, made by
+ * stack/secure.sh's own functions in a directory of this run.
+ */
+async function containerSecrets(): Promise<{
+  dir: string;
+  keystore: string;
+  caFile: string;
+  passwordFile: string;
+  username: string;
+}> {
+  mkdirSync(STACK_DIR, { recursive: true });
+  const dir = mkdtempSync(join(STACK_DIR, 'containers-'));
+  await new Promise<void>((done, fail) => {
+    const child = spawn(
+      'bash',
+      [
+        '-c',
+        'source stack/lib.sh && source stack/secure.sh && mkdir -p "$LOG_DIR" && ' +
+          'secure_password >/dev/null && secure_certificates && echo "$KAFKA_SCRAM_USER" >"$SECURE_DIR/user"',
+      ],
+      { cwd: ROOT, env: { ...process.env, STACK_DIR: dir }, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    child.on('error', fail);
+    child.on('close', (code) => {
+      if (code === 0) done();
+      else fail(new Error(`could not make the Kafka container's certificates (exit ${code})`));
+    });
+  });
+  const secure = join(dir, 'secure');
+  return {
+    dir,
+    keystore: join(secure, 'broker-keystore.pem'),
+    caFile: join(secure, 'ca.pem'),
+    passwordFile: join(secure, 'client.password'),
+    username: readFileSync(join(secure, 'user'), 'utf8').trim(),
+  };
 }
 
 // --- 3. local stack --------------------------------------------------------------------------
