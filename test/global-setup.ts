@@ -16,7 +16,8 @@
  * fail with that message rather than skip.
  *
  * process.env is left alone on purpose: the unit project runs in the same vitest process, and its
- * tests must not see the integration endpoints.
+ * tests must not see the integration endpoints. (Only TESTCONTAINERS_RYUK_DISABLED may be set,
+ * when testcontainers' reaper image cannot be had.)
  */
 import { spawn } from 'node:child_process';
 import {
