@@ -1,6 +1,9 @@
-# syntax=docker/dockerfile:1
 # The service image: Node 24 LTS, production dependencies only, compiled JavaScript, non-root.
-# Build: docker build -t verification-gateway .   Run: docker run --env-file .env verification-gateway
+# Build: docker build -t verification-gateway:0.1.0 .   Run: docker run --env-file .env verification-gateway:0.1.0
+# (No `# syntax=` line: BuildKit would pull its Dockerfile frontend from a registry, and this file
+# needs none of its newer features. Where no registry answers, scripts/images.sh builds the base.)
+# The `sandbox` target (docker build --target sandbox) is the vendor sandbox and the demo for
+# compose.yaml, never a production image.
 
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
@@ -12,16 +15,26 @@ COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+RUN npm run build
+
+# compose.yaml's vendor sandbox and demo publisher: the build with its devDependencies.
+FROM build AS sandbox
+COPY scripts/demo.ts ./scripts/
+USER 1000:1000
+ENTRYPOINT ["node", "--disable-warning=TimeoutNegativeWarning", "--enable-source-maps", "dist/src/cli.js"]
+CMD ["sandbox"]
+
+FROM build AS production-files
 # The vendor sandbox and the demo stay out of the production image (the `sandbox` and `dev`
 # commands load them on demand); @fastify/multipart, which only the sandbox uses, is a
 # devDependency and goes with the prune.
-RUN npm run build && npm prune --omit=dev && rm -rf dist/src/sandbox dist/src/demo
+RUN npm prune --omit=dev && rm -rf dist/src/sandbox dist/src/demo
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist/src ./dist/src
+COPY --from=production-files /app/node_modules ./node_modules
+COPY --from=production-files /app/dist/src ./dist/src
 COPY package.json ./
 # The image's `node` user, by number: a pod with runAsNonRoot can only verify a numeric user
 # (the chart's securityContext runs as 1000:1000 too).

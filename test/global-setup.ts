@@ -3,25 +3,39 @@
  * schema registry and Redis, and hands their addresses to the tests through `inject(...)`:
  *
  *   1. KAFKA_BROKERS, SCHEMA_REGISTRY_URL and REDIS_URL from the environment, when all are set;
- *   2. else testcontainers, when a Docker engine answers (TEST_STACK=docker forces it);
- *   3. else the local stack (stack/up.sh, idempotent; TEST_STACK=local forces it). The stack is
- *      stopped at teardown only when this run started it and no other test run still uses it.
+ *   2. else the local stack when it already runs (.ci/run, npm run stack:up);
+ *   3. else testcontainers, when a Docker engine answers and has (or can pull) the images
+ *      (TEST_STACK=docker forces it; scripts/images.sh builds them where nothing can be pulled);
+ *   4. else the local stack (stack/up.sh, idempotent; TEST_STACK=local forces it), with one line
+ *      saying why when Docker answered. The stack is stopped at teardown only when this run
+ *      started it and no other test run still uses it.
+ * The order is test/helpers/stack-choice.ts, pinned by test/unit/stack-choice.test.ts.
  *
  * `inject('kafkaSecure')` describes the broker's SASL_SSL listener (KAFKA_SECURE_* in the
  * environment, or what stack/up.sh printed), or says why there is none: the tests that need it
  * fail with that message rather than skip.
  *
  * process.env is left alone on purpose: the unit project runs in the same vitest process, and its
- * tests must not see the integration endpoints.
+ * tests must not see the integration endpoints. (Only TESTCONTAINERS_RYUK_DISABLED may be set,
+ * when testcontainers' reaper image cannot be had.)
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { secureFrom, type SecureKafka } from './helpers/secure-listener.js';
+import { chooseStack, parseStackMode } from './helpers/stack-choice.js';
 import type { StackEndpoints } from './helpers/stack.js';
 
 declare module 'vitest' {
@@ -42,7 +56,9 @@ const LEASE_DIR = join(RUN_DIR, 'leases');
 
 const KAFKA_IMAGE = 'apache/kafka:4.3.1';
 const REGISTRY_IMAGE = 'apicurio/apicurio-registry:3.0.9';
-const REDIS_IMAGE = 'redis:7-alpine';
+const REDIS_IMAGE = 'redis:7-bookworm';
+const CONTAINER_IMAGES = [KAFKA_IMAGE, REGISTRY_IMAGE, REDIS_IMAGE] as const;
+const RYUK_IMAGE = 'testcontainers/ryuk:0.14.0';
 
 export default async function setup(project: TestProject): Promise<Teardown | undefined> {
   const started = Date.now();
@@ -68,15 +84,34 @@ async function resolveStack(): Promise<{
   teardown?: Teardown;
 }> {
   const fromEnv = endpointsFromEnv();
-  if (fromEnv) return { endpoints: fromEnv, source: 'environment' };
-
-  const mode = process.env.TEST_STACK ?? 'auto';
-  if (mode !== 'auto' && mode !== 'docker' && mode !== 'local') {
-    throw new Error(`TEST_STACK must be auto, docker or local (got ${mode})`);
-  }
-  if (mode === 'docker' || (mode === 'auto' && (await dockerAvailable()))) {
+  let docker: DockerTarget | undefined;
+  const choice = await chooseStack({
+    mode: parseStackMode(process.env.TEST_STACK),
+    endpointsInEnvironment: fromEnv !== undefined,
+    localStackRunning: stackRunning,
+    dockerAnswers: async () => (docker = await dockerTarget()) !== undefined,
+    missingImage: () => (docker ? missingImage(docker, CONTAINER_IMAGES) : Promise.resolve(undefined)),
+  });
+  if (choice.stack === 'environment' && fromEnv) return { endpoints: fromEnv, source: 'environment' };
+  if (choice.stack === 'docker') {
+    docker ??= await dockerTarget();
+    if (!docker) throw new Error('TEST_STACK=docker, but no Docker engine answers');
+    const missing = await missingImage(docker, CONTAINER_IMAGES);
+    if (missing !== undefined) {
+      throw new Error(`TEST_STACK=docker, but ${missing}: build the images with scripts/images.sh`);
+    }
+    // Ryuk (testcontainers' reaper) is one more image to pull; without it the teardown below
+    // still stops the containers, only a killed run leaves them behind.
+    if (
+      process.env.TESTCONTAINERS_RYUK_DISABLED === undefined &&
+      (await missingImage(docker, [RYUK_IMAGE]))
+    ) {
+      console.log(`[global-setup] ${RYUK_IMAGE} cannot be had: testcontainers runs without its reaper`);
+      process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
+    }
     return { ...(await startContainers()), source: 'testcontainers' };
   }
+  if (choice.stack === 'local' && choice.say) console.log(`[global-setup] local stack: ${choice.why}`);
   return { ...(await startLocalStack()), source: 'local stack (stack/up.sh)' };
 }
 
@@ -108,16 +143,23 @@ function endpointsFromEnv(): StackEndpoints | undefined {
 
 // --- 2. testcontainers -----------------------------------------------------------------------
 
-/** Cheap Docker detection: no socket and no DOCKER_HOST costs a few stat calls, no network. */
-async function dockerAvailable(): Promise<boolean> {
+type DockerTarget = { socketPath: string } | { host: string; port: number } | 'unchecked';
+
+/**
+ * Cheap Docker detection: no socket and no DOCKER_HOST costs a few stat calls, no network. An
+ * engine behind TLS or ssh is 'unchecked': testcontainers deals with it.
+ */
+async function dockerTarget(): Promise<DockerTarget | undefined> {
   const host = process.env.DOCKER_HOST;
   if (host) {
-    if (host.startsWith('unix://')) return pingDocker({ socketPath: host.slice('unix://'.length) });
-    if (host.startsWith('tcp://') && process.env.DOCKER_TLS_VERIFY !== '1') {
+    let target: DockerTarget = 'unchecked';
+    if (host.startsWith('unix://')) target = { socketPath: host.slice('unix://'.length) };
+    else if (host.startsWith('tcp://') && process.env.DOCKER_TLS_VERIFY !== '1') {
       const url = new URL(host.replace(/^tcp:/, 'http:'));
-      return pingDocker({ host: url.hostname, port: Number(url.port || 2375) });
+      target = { host: url.hostname, port: Number(url.port || 2375) };
     }
-    return true; // TLS or ssh: let testcontainers deal with it
+    if (target === 'unchecked') return target;
+    return (await dockerApi(target, 'GET', '/_ping', 1_000))?.status === 200 ? target : undefined;
   }
   const sockets = [
     '/var/run/docker.sock',
@@ -125,32 +167,81 @@ async function dockerAvailable(): Promise<boolean> {
     process.env.XDG_RUNTIME_DIR ? join(process.env.XDG_RUNTIME_DIR, 'docker.sock') : undefined,
   ].filter((s): s is string => s !== undefined && existsSync(s));
   for (const socketPath of sockets) {
-    if (await pingDocker({ socketPath })) return true;
+    if ((await dockerApi({ socketPath }, 'GET', '/_ping', 1_000))?.status === 200) return { socketPath };
   }
-  return false;
+  return undefined;
 }
 
-function pingDocker(target: { socketPath: string } | { host: string; port: number }): Promise<boolean> {
+/** One Docker Engine API call; undefined when the engine does not answer in time. */
+function dockerApi(
+  target: Exclude<DockerTarget, 'unchecked'>,
+  method: string,
+  path: string,
+  timeoutMs: number,
+): Promise<{ status: number; body: string } | undefined> {
   return new Promise((done) => {
-    const req = request({ ...target, path: '/_ping', method: 'GET', timeout: 1_000 }, (res) => {
-      res.resume();
-      done(res.statusCode === 200);
+    const req = request({ ...target, path, method, timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        done({ status: res.statusCode ?? 0, body });
+      });
+      res.on('error', () => {
+        done(undefined);
+      });
     });
     req.on('timeout', () => req.destroy());
     req.on('error', () => {
-      done(false);
+      done(undefined);
     });
     req.end();
   });
+}
+
+/**
+ * The first of `images` that is neither in the engine nor pullable, said as a reason; undefined
+ * when every one is there (pulling those that are not, as testcontainers would).
+ */
+async function missingImage(target: DockerTarget, images: readonly string[]): Promise<string | undefined> {
+  if (target === 'unchecked') return undefined;
+  for (const image of images) {
+    const found = await dockerApi(target, 'GET', `/images/${encodeURIComponent(image)}/json`, 5_000);
+    if (found?.status === 200) continue;
+    const colon = image.lastIndexOf(':');
+    const query = new URLSearchParams({ fromImage: image.slice(0, colon), tag: image.slice(colon + 1) });
+    const pulled = await dockerApi(target, 'POST', `/images/create?${query.toString()}`, 300_000);
+    // A failed pull may still answer 200, with the error in the progress stream.
+    const error = pulled === undefined ? 'no answer' : pullError(pulled.status, pulled.body);
+    if (error !== undefined) return `image ${image} is not present and cannot be pulled (${error})`;
+  }
+  return undefined;
+}
+
+function pullError(status: number, body: string): string | undefined {
+  for (const line of body.split('\n')) {
+    try {
+      const event = JSON.parse(line) as { error?: unknown; message?: unknown };
+      if (typeof event.error === 'string') return event.error.slice(0, 200);
+      if (status !== 200 && typeof event.message === 'string') return event.message.slice(0, 200);
+    } catch {
+      // not a JSON line
+    }
+  }
+  return status === 200 ? undefined : `HTTP ${status}`;
 }
 
 async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown: Teardown }> {
   // Loaded only here: testcontainers pulls in a large dependency tree.
   const { GenericContainer, Wait } = await import('testcontainers');
   const { Kafka, logLevel } = await import('kafkajs');
+  const secure = await containerSecrets();
+  const jaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
 
   const kafkaContainer = new GenericContainer(KAFKA_IMAGE)
-    .withExposedPorts(9092)
+    .withExposedPorts(9092, 9095)
+    // SECURE (SASL_SSL with SCRAM), as stack/up.sh's: its certificate names localhost.
+    .withCopyFilesToContainer([{ source: secure.keystore, target: '/tmp/broker-keystore.pem', mode: 0o444 }])
     .withEnvironment({
       CLUSTER_ID: 'MkU3OEVBNTcwNTJENDM2Qk',
       KAFKA_NODE_ID: '1',
@@ -158,8 +249,16 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
       KAFKA_CONTROLLER_QUORUM_VOTERS: '1@localhost:9093',
       // PLAINTEXT: for the host (advertised with the mapped port); BROKER: the broker's own
       // connections to itself (transaction markers), which cannot use the host's address.
-      KAFKA_LISTENERS: 'PLAINTEXT://0.0.0.0:9092,CONTROLLER://0.0.0.0:9093,BROKER://0.0.0.0:9094',
-      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,BROKER:PLAINTEXT',
+      KAFKA_LISTENERS:
+        'PLAINTEXT://0.0.0.0:9092,CONTROLLER://0.0.0.0:9093,BROKER://0.0.0.0:9094,SECURE://0.0.0.0:9095',
+      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP:
+        'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,BROKER:PLAINTEXT,SECURE:SASL_SSL',
+      // listener.name.secure.*: `___` stands for `-` in the image's variable names.
+      KAFKA_LISTENER_NAME_SECURE_SASL_ENABLED_MECHANISMS: 'SCRAM-SHA-512,SCRAM-SHA-256',
+      KAFKA_LISTENER_NAME_SECURE_SCRAM___SHA___512_SASL_JAAS_CONFIG: jaas,
+      KAFKA_LISTENER_NAME_SECURE_SCRAM___SHA___256_SASL_JAAS_CONFIG: jaas,
+      KAFKA_LISTENER_NAME_SECURE_SSL_KEYSTORE_TYPE: 'PEM',
+      KAFKA_LISTENER_NAME_SECURE_SSL_KEYSTORE_LOCATION: '/tmp/broker-keystore.pem',
       KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
       KAFKA_INTER_BROKER_LISTENER_NAME: 'BROKER',
       KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
@@ -202,10 +301,12 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
   ]);
   const teardown: Teardown = async () => {
     await Promise.allSettled([kafka.stop(), registry.stop(), redis.stop()]);
+    rmSync(secure.dir, { recursive: true, force: true });
   };
   try {
     const kafkaBrokers = `${kafka.getHost()}:${kafka.getMappedPort(9092)}`;
-    const advertised = `PLAINTEXT://${kafkaBrokers},BROKER://localhost:9094`;
+    const secureBrokers = `${kafka.getHost()}:${kafka.getMappedPort(9095)}`;
+    const advertised = `PLAINTEXT://${kafkaBrokers},BROKER://localhost:9094,SECURE://${secureBrokers}`;
     await kafka.exec([
       'sh',
       '-c',
@@ -225,16 +326,37 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
       }
     }
     await admin.disconnect();
+    // The SCRAM user, through the broker's own listener (KRaft keeps it in the metadata log).
+    const password = readFileSync(secure.passwordFile, 'utf8').trim();
+    // One mechanism per call: the broker refuses two changes to one user in one request.
+    for (const mechanism of ['SCRAM-SHA-512', 'SCRAM-SHA-256']) {
+      const scram = await kafka.exec([
+        '/opt/kafka/bin/kafka-configs.sh',
+        '--bootstrap-server',
+        'localhost:9094',
+        '--alter',
+        '--entity-type',
+        'users',
+        '--entity-name',
+        secure.username,
+        '--add-config',
+        `${mechanism}=[password=${password}]`,
+      ]);
+      if (scram.exitCode !== 0) {
+        const reason = scram.output.split('\n').find((line) => /Exception/.test(line)) ?? '';
+        throw new Error(`kafka-configs could not add the ${mechanism} user: ${reason}`);
+      }
+    }
     return {
       endpoints: {
         kafkaBrokers,
         schemaRegistryUrl: `http://${registry.getHost()}:${registry.getMappedPort(8080)}/apis/ccompat/v7`,
         redisUrl: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
         kafkaSecure: {
-          missing:
-            'the Kafka container has no SASL_SSL listener: run the tests against the local stack ' +
-            '(TEST_STACK=local) or set KAFKA_SECURE_BROKERS, KAFKA_SECURE_CA_FILE, ' +
-            'KAFKA_SECURE_USERNAME and KAFKA_SECURE_PASSWORD_FILE with the other endpoints',
+          brokers: secureBrokers,
+          caFile: secure.caFile,
+          username: secure.username,
+          passwordFile: secure.passwordFile,
         },
       },
       teardown,
@@ -243,6 +365,45 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
     await teardown();
     throw err;
   }
+}
+
+/**
+ * A CA, the broker's PEM keystore and a SCRAM password for the Kafka container, made by
+ * stack/secure.sh's own functions in a directory of this run.
+ */
+async function containerSecrets(): Promise<{
+  dir: string;
+  keystore: string;
+  caFile: string;
+  passwordFile: string;
+  username: string;
+}> {
+  mkdirSync(STACK_DIR, { recursive: true });
+  const dir = mkdtempSync(join(STACK_DIR, 'containers-'));
+  await new Promise<void>((done, fail) => {
+    const child = spawn(
+      'bash',
+      [
+        '-c',
+        'source stack/lib.sh && source stack/secure.sh && mkdir -p "$LOG_DIR" && ' +
+          'secure_password >/dev/null && secure_certificates && echo "$KAFKA_SCRAM_USER" >"$SECURE_DIR/user"',
+      ],
+      { cwd: ROOT, env: { ...process.env, STACK_DIR: dir }, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    child.on('error', fail);
+    child.on('close', (code) => {
+      if (code === 0) done();
+      else fail(new Error(`could not make the Kafka container's certificates (exit ${code})`));
+    });
+  });
+  const secure = join(dir, 'secure');
+  return {
+    dir,
+    keystore: join(secure, 'broker-keystore.pem'),
+    caFile: join(secure, 'ca.pem'),
+    passwordFile: join(secure, 'client.password'),
+    username: readFileSync(join(secure, 'user'), 'utf8').trim(),
+  };
 }
 
 // --- 3. local stack --------------------------------------------------------------------------
