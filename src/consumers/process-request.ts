@@ -323,6 +323,7 @@ export async function readRequest<O extends Operation>(
   const read = await decodeWhenRegistryAnswers(deps, value, signal, log);
   if (read === 'aborted') return read;
   if (!read.ok) return { ok: false, error: toAppError(read.error), request: raw(), requestId: null };
+  if (read.mismatch) deps.onFramingMismatch?.(operation, read.mismatch, log);
   return checkEnvelope(deps, operation, read.value, raw);
 }
 
