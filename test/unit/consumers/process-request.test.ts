@@ -300,6 +300,22 @@ describe('processRequest', () => {
     ]);
   });
 
+  it('dead-letters an invalid request read under an unknown framing id, the reason naming the id too', async () => {
+    const { deps } = setup(() => Promise.resolve(ok), {
+      decodeValue: async (value) => ({
+        value: (await plainJsonCodec().readRequest(value)).value,
+        mismatch: { schemaId: 42, kind: 'unknown' },
+      }),
+    });
+    const outcome = await processRequest(deps, incoming({ requestId: 'r-9', params: {} }), signals(), log);
+    expect(outcome.kind === 'error' && outcome.error.error).toMatchObject({
+      kind: 'invalid_request',
+      message: expect.stringMatching(
+        /^params: .*\(framed with schema id 42, unknown to the registry\)$/,
+      ) as string,
+    });
+  });
+
   it('refuses a requestId already paid for by another operation, without calling', async () => {
     const handler = vi.fn(() => Promise.resolve(ok));
     const { deps } = setup(handler);
