@@ -3,6 +3,7 @@ import type { OperationLimits } from '../config.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { ScheduleLimiter } from '../limits/types.js';
+import type { PausedPartition } from '../consumers/runtime.js';
 import type { ReplicaFigures } from './status.js';
 
 /**
@@ -24,7 +25,7 @@ export function localFigures(deps: {
   limits: Readonly<Record<Operation, Readonly<OperationLimits>>>;
   breakerFor: (operation: Operation) => CircuitBreaker;
   /** The runtime's paused partitions (set once the runtime exists). */
-  paused: () => { topic: string; partition: number; reasons: string[] }[];
+  paused: () => PausedPartition[];
   requestTopic: (operation: Operation) => string;
   now: () => number;
 }): LocalFigures {
@@ -95,6 +96,7 @@ function operationFigures(deps: FiguresDeps, tallies: Tallies, now: number): Rep
       const byKind: Record<string, number> = {};
       for (const d of deadLetters) if (d.operation === op) byKind[d.kind] = (byKind[d.kind] ?? 0) + 1;
       const h = hourly.get(op);
+      const own = paused.filter((p) => p.topic === deps.requestTopic(op));
       return [
         op,
         {
@@ -105,9 +107,10 @@ function operationFigures(deps: FiguresDeps, tallies: Tallies, now: number): Rep
           spendCapPerHour: deps.limits[op].spendCapPerHour ?? null,
           callsThisHour: h && h.hour === hour ? h.count : 0,
           deadLetters: byKind,
-          paused: paused
-            .filter((p) => p.topic === deps.requestTopic(op))
-            .map((p) => `${p.partition} (${p.reasons.join(', ')})`),
+          paused: own.map((p) => `${p.partition} (${p.reasons.join(', ')})`),
+          hanging: own.flatMap((p) =>
+            p.hangingForMs === undefined ? [] : [`${p.partition} (${Math.round(p.hangingForMs / 1000)} s)`],
+          ),
         },
       ];
     }),

@@ -20,6 +20,11 @@ export interface OperationFigures {
   deadLetters: Record<string, number>;
   /** `<partition> (<reasons>)` of this replica's paused request partitions. */
   paused: string[];
+  /**
+   * `<partition> (<seconds> s)` of those held by an open transaction past the transaction
+   * timeout (a hanging transaction). Absent from the figures of replicas older than it.
+   */
+  hanging?: string[];
 }
 
 export interface ReplicaFigures {
@@ -38,8 +43,9 @@ export interface StatusSource {
 const HISTORY_MS = 15 * 60_000;
 const SAMPLE_MS = 5_000;
 
-export interface OperationStatus extends Omit<OperationFigures, 'breaker' | 'calls'> {
+export interface OperationStatus extends Omit<OperationFigures, 'breaker' | 'calls' | 'hanging'> {
   operation: string;
+  hanging: string[];
   callsPerSecond: number;
   breakers: string[];
   /** Calls per second over the last 15 minutes, oldest first. */
@@ -59,6 +65,7 @@ export function sumReplicas(
           ...f,
           deadLetters: { ...f.deadLetters },
           paused: [...f.paused],
+          hanging: [...(f.hanging ?? [])],
           breakers: [f.breaker],
         });
         continue;
@@ -68,6 +75,7 @@ export function sumReplicas(
       sum.callsThisHour += f.callsThisHour;
       sum.breakers.push(f.breaker);
       sum.paused.push(...f.paused);
+      sum.hanging = [...(sum.hanging ?? []), ...(f.hanging ?? [])];
       for (const [kind, n] of Object.entries(f.deadLetters))
         sum.deadLetters[kind] = (sum.deadLetters[kind] ?? 0) + n;
     }
@@ -118,6 +126,7 @@ export function registerStatus(scope: FastifyInstance, deps: ConsoleDeps): void 
         callsThisHour: f.callsThisHour,
         deadLetters: f.deadLetters,
         paused: f.paused,
+        hanging: f.hanging ?? [],
         lag: lag[operation] ?? null,
       };
     });

@@ -33,6 +33,28 @@ export interface PartitionsDeps {
   logger: Logger;
   /** Wait between reads of an unstable offset; grows to 1 s. */
   unstableRetryMs?: number;
+  /**
+   * How long a partition may wait for an earlier owner's open transaction before it is reported
+   * as held by a hanging one (HANGING_TRANSACTION_MARGIN_MS past the transaction timeout).
+   */
+  hangingAfterMs: number;
+  now?: () => number;
+}
+
+/**
+ * Past the transaction timeout, the broker aborts an expired transaction at its next check
+ * (`transaction.abort.timed.out.transaction.cleanup.interval.ms`, 10 s by default) and writes its
+ * markers; a partition still held this long after the timeout waits on a transaction the broker
+ * will not end by itself (its markers lost, KIP-664's hanging transaction).
+ */
+export const HANGING_TRANSACTION_MARGIN_MS = 15_000;
+
+/** A request partition held by an open transaction past the transaction timeout. */
+export interface HeldPartition {
+  topic: string;
+  partition: number;
+  /** Since the partition started waiting. */
+  heldMs: number;
 }
 
 /** kafkajs's seek offset for "the earliest": the partition has no committed offset yet. */
@@ -41,8 +63,8 @@ export const EARLIEST_OFFSET = '-2';
 export class Partitions {
   private readonly states = new Map<string, PartitionState>();
   private readonly pending = new Map<string, Promise<PartitionState | undefined>>();
-  /** Partitions paused until an earlier owner's transaction ends. */
-  private readonly unstable = new Set<string>();
+  /** Partitions paused until an earlier owner's transaction ends, with when each started waiting. */
+  private readonly unstable = new Map<string, { topic: string; partition: number; since: number }>();
   private stopped = false;
   private assignment: Record<string, number[] | undefined> = {};
   /** Each topic's partitions' log start offsets, as last read since the last rebalance. */
@@ -187,10 +209,12 @@ export class Partitions {
   private waitForStable(topic: string, partition: number): void {
     const id = `${topic}/${partition}`;
     if (this.unstable.has(id)) return;
-    this.unstable.add(id);
     const { deps } = this;
+    const since = this.now();
+    this.unstable.set(id, { topic, partition, since });
     deps.pauses.pause(topic, partition, 'unstable-offsets');
     deps.logger.info({ topic, partition }, "partition waits for an earlier owner's open transaction");
+    let reported = false;
     const retry = async (delayMs: number): Promise<void> => {
       await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
       if (this.stopped) return;
@@ -200,12 +224,38 @@ export class Partitions {
         (await stableCommittedOffset(deps.admin, deps.settings.groupId, topic, partition).catch(
           () => undefined,
         )) !== undefined;
-      if (!settled) return retry(Math.min(1_000, delayMs * 2));
+      const heldMs = this.now() - since;
+      if (!settled) {
+        if (!reported && heldMs >= deps.hangingAfterMs) {
+          reported = true;
+          deps.logger.warn(
+            { topic, partition, heldMs, hangingAfterMs: deps.hangingAfterMs },
+            'partition held by an open transaction past the transaction timeout: a hanging transaction? ' +
+              'Find and abort it with kafka-transactions.sh find-hanging / abort (README, "Hanging transactions")',
+          );
+        }
+        return retry(Math.min(1_000, delayMs * 2));
+      }
       this.unstable.delete(id);
+      if (reported) {
+        deps.logger.warn({ topic, partition, heldMs }, 'partition no longer held by a hanging transaction');
+      }
       // Fetched again on resume; the batch opens the partition from the now stable offset.
       deps.pauses.resume(topic, partition, 'unstable-offsets');
     };
     void retry(deps.unstableRetryMs ?? 50);
+  }
+
+  /** The partitions waiting for an open transaction for longer than `hangingAfterMs`. */
+  heldByHangingTransactions(): HeldPartition[] {
+    const now = this.now();
+    return [...this.unstable.values()]
+      .map(({ topic, partition, since }) => ({ topic, partition, heldMs: now - since }))
+      .filter((held) => held.heldMs >= this.deps.hangingAfterMs);
+  }
+
+  private now(): number {
+    return this.deps.now?.() ?? Date.now();
   }
 
   /** Ends the waits for unstable offsets: the runtime is stopping, and will read nothing more. */

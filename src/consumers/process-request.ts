@@ -323,7 +323,17 @@ export async function readRequest<O extends Operation>(
   const read = await decodeWhenRegistryAnswers(deps, value, signal, log);
   if (read === 'aborted') return read;
   if (!read.ok) return { ok: false, error: toAppError(read.error), request: raw(), requestId: null };
-  return checkEnvelope(deps, operation, read.value, raw);
+  if (!read.mismatch) return checkEnvelope(deps, operation, read.value, raw);
+  deps.onFramingMismatch?.(operation, read.mismatch, log);
+  const checked = checkEnvelope(deps, operation, read.value, raw);
+  if (checked.ok) return checked;
+  // The framing says nothing of the request's validity, but tells its publisher what to fix too.
+  const { schemaId, kind } = read.mismatch;
+  const framing =
+    kind === 'unknown'
+      ? `framed with schema id ${schemaId}, unknown to the registry`
+      : `framed with schema id ${schemaId}, which names a schema it does not match`;
+  return { ...checked, error: new InvalidRequestError(`${checked.error.message} (${framing})`) };
 }
 
 /** Why the bytes cannot be read at all, checked before any parsing; undefined when they can. */

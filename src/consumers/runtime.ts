@@ -14,7 +14,13 @@ import {
 import { stopIdleRequestQueueLoop } from './kafkajs-request-queue.js';
 import { isBetweenRuns } from './kafkajs-between-runs.js';
 import { OperationSchedulers } from './operation-schedulers.js';
-import { EARLIEST_OFFSET, Partitions, stableCommittedOffset } from './partitions.js';
+import {
+  EARLIEST_OFFSET,
+  HANGING_TRANSACTION_MARGIN_MS,
+  Partitions,
+  stableCommittedOffset,
+  type HeldPartition,
+} from './partitions.js';
 import { PauseControl, type PauseReason } from './pause-control.js';
 import type { ProcessDeps } from './process-request.js';
 import { SpendCapPauses } from './spend-cap-pauses.js';
@@ -63,6 +69,17 @@ export interface RuntimeStats {
   inFlight: number;
   partitions: { topic: string; partition: number; windowUsed: number }[];
   paused: { topic: string; partition: number; reason: PauseReason }[];
+  /** Partitions waiting for an open transaction past the transaction timeout (partitions.ts). */
+  hanging: HeldPartition[];
+}
+
+/** A paused request partition, for the console. */
+export interface PausedPartition {
+  topic: string;
+  partition: number;
+  reasons: string[];
+  /** How long an open transaction has held it past the transaction timeout's margin, if it has. */
+  hangingForMs?: number;
 }
 
 /** The part of the kafkajs consumer the runtime uses. */
@@ -138,6 +155,7 @@ export class Runtime {
       },
       scheduler: this.scheduler,
       logger,
+      hangingAfterMs: settings.transactionTimeoutMs + HANGING_TRANSACTION_MARGIN_MS,
     });
     this.window = new TakeWindow(settings, () => this.partitions.values());
     this.worker = this.createWorker();
@@ -312,17 +330,25 @@ export class Runtime {
         windowUsed: state.tracker.size / window,
       })),
       paused: this.pauses.paused(),
+      hanging: this.partitions.heldByHangingTransactions(),
     };
   }
 
-  /** The paused partitions and their reasons, for the console's status page. */
-  pausedPartitions(): { topic: string; partition: number; reasons: string[] }[] {
-    const byPartition = new Map<string, { topic: string; partition: number; reasons: string[] }>();
+  /**
+   * The paused partitions and their reasons, for the console's status page, with how long a
+   * hanging transaction (partitions.ts) has held those it holds.
+   */
+  pausedPartitions(): PausedPartition[] {
+    const byPartition = new Map<string, PausedPartition>();
     for (const { topic, partition, reason } of this.pauses.paused()) {
       const id = `${topic}\u0000${partition}`;
       const entry = byPartition.get(id) ?? { topic, partition, reasons: [] };
       entry.reasons.push(reason);
       byPartition.set(id, entry);
+    }
+    for (const { topic, partition, heldMs } of this.partitions.heldByHangingTransactions()) {
+      const entry = byPartition.get(`${topic}\u0000${partition}`);
+      if (entry) entry.hangingForMs = heldMs;
     }
     return [...byPartition.values()];
   }

@@ -28,6 +28,16 @@ export function runtimeGauges(make: MetricFactory, sources: () => MetricSources)
     },
   );
   make.gauge(
+    'verification_partitions_held_by_hanging_transaction',
+    "1 for each request partition waiting for an earlier owner's open transaction past the transaction timeout plus 15 s (a hanging transaction: see the README)",
+    ['topic', 'partition'],
+    (g) => {
+      g.reset();
+      for (const p of sources().runtime?.stats().hanging ?? [])
+        g.set({ topic: p.topic, partition: p.partition }, 1);
+    },
+  );
+  make.gauge(
     'verification_partitions_paused',
     'Paused request partitions, by reason (window, breaker, spend-cap, shutdown, unstable-offsets)',
     ['topic', 'reason'],

@@ -1,6 +1,7 @@
 import type { Counter } from 'prom-client';
 import { OPERATIONS } from '../contract/operations.js';
 import { ERROR_KINDS } from '../errors.js';
+import { FRAMING_MISMATCH_KINDS } from '../producers/value-codec.js';
 import { SECONDS_BUCKETS, type MetricFactory } from './metric-factory.js';
 import type { ServiceMetrics } from './metrics.js';
 
@@ -15,7 +16,7 @@ export type BreakerTransition = (typeof BREAKER_TRANSITIONS)[number];
 
 type RequestRecorders = Pick<
   ServiceMetrics,
-  'outcome' | 'committed' | 'endToEnd' | 'rebalance' | 'consumerLag'
+  'outcome' | 'committed' | 'endToEnd' | 'rebalance' | 'consumerLag' | 'framingMismatch'
 >;
 
 export function requestRecorders(make: MetricFactory): RequestRecorders {
@@ -44,6 +45,13 @@ export function requestRecorders(make: MetricFactory): RequestRecorders {
     'Log end offset minus the group committed offset, per request partition',
     ['topic', 'partition'],
   );
+  const framing = make.counter(
+    'verification_request_framing_mismatches_total',
+    'Requests read as JSON although their framing schema id did not describe them: unknown to the registry, or naming a schema they do not match (foreign: another subject’s, or a stale id)',
+    ['operation', 'kind'],
+  );
+  for (const operation of OPERATIONS)
+    for (const kind of FRAMING_MISMATCH_KINDS) framing.inc({ operation, kind }, 0);
   // Every dead-letter series starts at 0 (operations × error kinds, 70): increase() then sees a
   // first burst of dead letters, which the VerificationDeadLetters alert is about.
   for (const operation of OPERATIONS)
@@ -63,6 +71,9 @@ export function requestRecorders(make: MetricFactory): RequestRecorders {
     },
     consumerLag: (topic, partition, value) => {
       lag.set({ topic, partition }, value);
+    },
+    framingMismatch: (operation, kind) => {
+      framing.inc({ operation, kind });
     },
   };
 }

@@ -12,6 +12,7 @@ import {
 } from './metric-recorders.js';
 import type { RuntimeMetrics, RuntimeStats } from '../consumers/runtime.js';
 import type { BreakerState } from '../consumers/circuit-breaker.js';
+import type { FramingMismatchKind } from '../producers/value-codec.js';
 
 /**
  * Prometheus metrics of the service (prom-client, the de-facto Node client). Labels are
@@ -37,6 +38,7 @@ export interface ServiceMetrics extends RuntimeMetrics {
   callStarted(operation: Operation): void;
   breakerTransition(operation: Operation, kind: BreakerTransition): void;
   paidOutcomeReused(operation: Operation): void;
+  framingMismatch(operation: Operation, kind: FramingMismatchKind): void;
   transaction(kind: 'committed' | 'aborted', seconds: number): void;
   producerFenced(): void;
   commitRefused(): void;

@@ -9,7 +9,33 @@ import { jsonErrorPosition } from '../json-position.js';
  */
 export interface ValueCodec {
   encode(topic: string, value: object): Promise<Buffer>;
+  /** A value as its framing's schema reads it (outputs: ours, framed with our ids). */
   decode(value: Buffer): Promise<unknown>;
+  /**
+   * A request value: JSON whatever its framing (the request's own schema checks it next), with
+   * whether its framing id describes it. Throws InvalidRequestError only when the bytes are not
+   * JSON, RegistryUnavailable while the registry cannot say what the id names.
+   */
+  readRequest(value: Buffer): Promise<ReadValue>;
+}
+
+/**
+ * A framing id that does not describe its value. The value is read all the same: an upstream
+ * that cached an id before the registry lost its storage frames valid requests with an id that
+ * the registry no longer knows, or that now names another subject's schema.
+ */
+export interface FramingMismatch {
+  schemaId: number;
+  /** unknown: the registry does not know the id; foreign: the schema it names does not match the value. */
+  kind: FramingMismatchKind;
+}
+
+export const FRAMING_MISMATCH_KINDS = ['unknown', 'foreign'] as const;
+export type FramingMismatchKind = (typeof FRAMING_MISMATCH_KINDS)[number];
+
+export interface ReadValue {
+  value: unknown;
+  mismatch?: FramingMismatch;
 }
 
 const MAGIC_BYTE = 0;
@@ -36,18 +62,20 @@ function ownedUtf8(text: string): Buffer {
 }
 
 export function plainJsonCodec(): ValueCodec {
+  const decode = (value: Buffer): Promise<unknown> => {
+    if (isFramed(value)) {
+      return Promise.reject(
+        new InvalidRequestError(
+          `value is in the schema registry wire format (schema id ${value.readUInt32BE(1)}) but no SCHEMA_REGISTRY_URL is configured`,
+        ),
+      );
+    }
+    return Promise.resolve(parseJson(value));
+  };
   return {
     encode: (_topic, value) => Promise.resolve(ownedUtf8(JSON.stringify(value))),
-    decode: (value) => {
-      if (isFramed(value)) {
-        return Promise.reject(
-          new InvalidRequestError(
-            `value is in the schema registry wire format (schema id ${value.readUInt32BE(1)}) but no SCHEMA_REGISTRY_URL is configured`,
-          ),
-        );
-      }
-      return Promise.resolve(parseJson(value));
-    },
+    decode,
+    readRequest: async (value) => ({ value: await decode(value) }),
   };
 }
 
@@ -66,6 +94,7 @@ export function registryCodec(registry: SchemaRegistry, schemaIds: ReadonlyMap<s
       return registry.encode(id, value);
     },
     decode: (value) => decodeValue(registry, value),
+    readRequest: (value) => readRequestValue(registry, value),
   };
 }
 
@@ -87,6 +116,7 @@ export function liveRegistryCodec(ids: LiveSchemaIds): ValueCodec {
       return frame(id, schema, value);
     },
     decode: (value) => decodeValue(ids.client(), value),
+    readRequest: (value) => readRequestValue(ids.client(), value),
   };
 }
 
@@ -164,6 +194,48 @@ async function decodeValue(registry: SchemaRegistry, value: Buffer): Promise<unk
 }
 
 /**
+ * A request value read as the JSON after the 5-byte header when framed (contract.md: values
+ * are JSON objects, framed or plain), the framing id then checked against the registry: the
+ * request's own schema decides whether it is valid, never the schema its id happens to name.
+ */
+async function readRequestValue(registry: SchemaRegistry, value: Buffer): Promise<ReadValue> {
+  if (!isFramed(value)) return { value: parseJson(value) };
+  const schemaId = value.readUInt32BE(1);
+  const json = parseJson(value.subarray(5), `value framed with schema id ${schemaId}`);
+  const kind = await framingMismatch(registry, schemaId, json);
+  return kind === undefined ? { value: json } : { value: json, mismatch: { schemaId, kind } };
+}
+
+/** How the framing id fails to describe the value, undefined when it does. */
+async function framingMismatch(
+  registry: SchemaRegistry,
+  schemaId: number,
+  json: unknown,
+): Promise<FramingMismatchKind | undefined> {
+  let schema: Schema;
+  try {
+    schema = await registry.getSchema(schemaId);
+  } catch (error) {
+    const status = registryStatus(error);
+    if (status === 404) return 'unknown';
+    // Away or failing: waited for (decode-wait.ts), so that a mismatch is never missed.
+    if (status !== undefined) {
+      throw new RegistryUnavailable(`schema registry answered ${status} for schema id ${schemaId}`);
+    }
+    // A schema the client cannot use (another type, a document it cannot compile): not ours.
+    return 'foreign';
+  }
+  try {
+    // JsonSchema.isValid answers true for an invalid value unless it is given an errorHook.
+    return typeof json === 'object' && json !== null && schema.isValid(json, { errorHook: () => undefined })
+      ? undefined
+      : 'foreign';
+  } catch {
+    return 'foreign';
+  }
+}
+
+/**
  * The HTTP status of a registry client failure, undefined for other errors (content). The
  * client (mappersmith) reports a failed connection or a timeout as status 400.
  */
@@ -173,11 +245,11 @@ export function registryStatus(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-function parseJson(value: Buffer): unknown {
+function parseJson(value: Buffer, what = 'value'): unknown {
   try {
     return JSON.parse(value.toString('utf8')) as unknown;
   } catch (error) {
-    throw new InvalidRequestError(`value is not valid JSON${jsonErrorPosition(error)}`);
+    throw new InvalidRequestError(`${what} is not valid JSON${jsonErrorPosition(error)}`);
   }
 }
 

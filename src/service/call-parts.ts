@@ -1,3 +1,4 @@
+import type { PausedPartition } from '../consumers/runtime.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -28,7 +29,7 @@ export interface CallParts {
   metrics: ServiceMetrics;
 }
 
-export type PausedPartitions = () => { topic: string; partition: number; reasons: string[] }[];
+export type PausedPartitions = () => PausedPartition[];
 
 export function createCallParts(
   config: Config,

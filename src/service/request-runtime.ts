@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { parseRequestParams } from '../contract/params.js';
 import { memoryIdempotencyStore, redisIdempotencyStore } from '../consumers/idempotency.js';
 import { Gathering } from '../consumers/gathering.js';
+import { framingMismatchReporter } from '../consumers/decode-wait.js';
 import type { ProcessDeps } from '../consumers/process-request.js';
 import { abortableSleep } from '../consumers/retry-policy.js';
 import { Runtime } from '../consumers/runtime.js';
@@ -60,7 +61,10 @@ function processDeps(config: Config, deps: RequestRuntimeDeps): ProcessDeps {
   const { calls, tracker } = deps;
   const { redis } = deps.infra;
   return {
-    decodeValue: (value) => deps.infra.codec.decode(value),
+    decodeValue: (value) => deps.infra.codec.readRequest(value),
+    onFramingMismatch: framingMismatchReporter((operation, kind) => {
+      calls.metrics.framingMismatch(operation, kind);
+    }),
     parseParams: parseRequestParams,
     handlers: instrumentHandlers(
       createHandlers({

@@ -15,7 +15,7 @@ const unreachable = (): never => {
 export function fakeProcessDeps(now: () => Date): ProcessDeps {
   const breaker = new CircuitBreaker({ failureThreshold: 3, cooldownMs: 20 });
   return {
-    decodeValue: (value) => plainJsonCodec().decode(value),
+    decodeValue: (value) => plainJsonCodec().readRequest(value),
     parseParams: unreachable,
     handlers: {} as Handlers,
     limiterFor: unreachable,

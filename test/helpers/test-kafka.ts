@@ -37,8 +37,8 @@ export interface OnPrefix {
 
 /** One service under test with its sandbox and collector, on a prefix of its own. */
 export interface Started extends TestService, OnPrefix {
-  /** GET a path of the service's admin listener (`/metrics`, `/readyz`). */
-  admin: (path: string) => Promise<Response>;
+  /** Fetches a path of the service's admin listener (`/metrics`, `/readyz`, the console). */
+  admin: (path: string, init?: RequestInit) => Promise<Response>;
 }
 
 export interface StartOptions {
@@ -95,8 +95,8 @@ export function useTestKafka(): TestKafka {
       const sandbox = await parts.sandbox(options.knobs);
       const running = await parts.service(prefix, sandbox, options.env, options.service);
       const collector = await parts.collector(prefix, options.registryUrl);
-      const admin = (path: string): Promise<Response> =>
-        fetch(`http://127.0.0.1:${running.service.adminPort}${path}`);
+      const admin = (path: string, init?: RequestInit): Promise<Response> =>
+        fetch(`http://127.0.0.1:${running.service.adminPort}${path}`, init);
       return { ...running, ...onPrefix(kafka, prefix, sandbox, collector), admin };
     },
     startProcess: (name, options) => stack.startProcessAt(testPrefix(name), options),

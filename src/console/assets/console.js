@@ -35,6 +35,17 @@
 
   function renderStatus(table, data) {
     document.getElementById('replicas').textContent = String(data.replicas);
+    var hanging = [];
+    data.operations.forEach(function (o) {
+      (o.hanging || []).forEach(function (h) {
+        hanging.push(o.operation + ' partition ' + h);
+      });
+    });
+    var banner = document.getElementById('hanging');
+    if (banner) {
+      banner.hidden = hanging.length === 0;
+      document.getElementById('hanging-list').textContent = hanging.join('; ');
+    }
     var body = table.querySelector('tbody');
     body.textContent = '';
     data.operations.forEach(function (o) {

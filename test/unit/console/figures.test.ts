@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
 import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
 import { localFigures } from '../../../src/console/figures.js';
+import type { PausedPartition } from '../../../src/consumers/runtime.js';
 import type { ScheduleLimiter, Slot } from '../../../src/limits/types.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 
-function figures() {
+function figures(paused: PausedPartition[] = []) {
   const breaker = new CircuitBreaker({ failureThreshold: 3, cooldownMs: 1000 });
   return localFigures({
     replica: 'r1',
@@ -14,7 +15,7 @@ function figures() {
       OPERATIONS.map((op) => [op, { ratePerSecond: 10, maxConcurrent: 2 }]),
     ) as Record<Operation, { ratePerSecond: number; maxConcurrent: number }>,
     breakerFor: () => breaker,
-    paused: () => [],
+    paused: () => paused,
     requestTopic: (op) => `verification.requests.${op}`,
     now: () => Date.parse('2026-11-24T10:00:00.000Z'),
   });
@@ -40,6 +41,21 @@ function renewingLimiter(runs: number, seen: { inFlight: number[] }, read: () =>
 }
 
 describe('the console figures of a replica', () => {
+  it('show the partitions a hanging transaction holds, with how long, apart from the other pauses', () => {
+    const { vehicle, 'lawsuits-summary': summary } = figures([
+      {
+        topic: 'verification.requests.vehicle',
+        partition: 2,
+        reasons: ['unstable-offsets'],
+        hangingForMs: 63_400,
+      },
+      { topic: 'verification.requests.vehicle', partition: 0, reasons: ['unstable-offsets'] },
+    ]).snapshot().operations;
+    expect(vehicle?.paused).toEqual(['2 (unstable-offsets)', '0 (unstable-offsets)']);
+    expect(vehicle?.hanging).toEqual(['2 (63 s)']);
+    expect(summary?.hanging).toEqual([]);
+  });
+
   it('count a call run again on a new slot once, and none in flight after it', async () => {
     const local = figures();
     const seen = { inFlight: [] as number[] };

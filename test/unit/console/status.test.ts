@@ -51,6 +51,21 @@ describe('sumReplicas', () => {
   });
 });
 
+describe('sumReplicas and hanging transactions', () => {
+  it('lists the partitions each replica reports held by a hanging transaction, none from replicas that predate them', () => {
+    const total = sumReplicas([
+      { replica: 'old', at: 1, operations: { vehicle: figures({ paused: ['0 (unstable-offsets)'] }) } },
+      {
+        replica: 'a',
+        at: 1,
+        operations: { vehicle: figures({ paused: ['2 (unstable-offsets)'], hanging: ['2 (63 s)'] }) },
+      },
+      { replica: 'b', at: 1, operations: { vehicle: figures({ hanging: ['1 (20 s)'] }) } },
+    ]).get('vehicle');
+    expect(total?.hanging).toEqual(['2 (63 s)', '1 (20 s)']);
+  });
+});
+
 describe('console sessions', () => {
   const tokens = { readOnly: 'read-only-token-123456', operator: 'operator-token-1234567' };
 

@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommitLoop, type PartitionOffset } from '../../../src/consumers/commit-loop.js';
 import { KeyScheduler } from '../../../src/consumers/key-scheduler.js';
@@ -65,7 +65,12 @@ function fakeAdmin(committed: Record<number, string>, unstableReads = 0, low: Lo
   };
 }
 
-function setup(committed: Record<number, string> = {}, unstableReads = 0, low: LogStart = '0') {
+function setup(
+  committed: Record<number, string> = {},
+  unstableReads = 0,
+  low: LogStart = '0',
+  logger: Logger = pino({ level: 'silent' }),
+) {
   const { admin, reads, lowReads } = fakeAdmin(committed, unstableReads, low);
   const paused: string[] = [];
   const resumed: string[] = [];
@@ -83,8 +88,9 @@ function setup(committed: Record<number, string> = {}, unstableReads = 0, low: L
     opened,
     seek: (topic, partition, offset) => seeks.push(`${topic}/${partition}@${offset}`),
     scheduler,
-    logger: pino({ level: 'silent' }),
+    logger,
     unstableRetryMs: 100,
+    hangingAfterMs: 5_000,
   });
   /** Commits wait until released, recording their offsets. */
   const commits: PartitionOffset[][] = [];
@@ -178,6 +184,39 @@ describe('Partitions', () => {
 
     const state = await open(partitions, 0);
     expect(state.highestTaken).toBe(6n);
+  });
+
+  it('reports a partition held by an open transaction past hangingAfterMs, until the transaction ends', async () => {
+    vi.useFakeTimers();
+    const warnings: { fields: Record<string, unknown>; message: string }[] = [];
+    const logger = {
+      info: () => undefined,
+      warn: (fields: Record<string, unknown>, message: string) => warnings.push({ fields, message }),
+    } as unknown as Logger;
+    // Unstable for the first 10 reads: about 7 s at 100, 200, 400 ms then 1 s apart.
+    const { partitions, resumed } = setup({ 0: '7' }, 10, '0', logger);
+    partitions.assigned({ requests: [0, 1] });
+    expect(await partitions.stateFor('requests', 0, 'vehicle', '0')).toBeUndefined();
+
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(partitions.heldByHangingTransactions()).toEqual([]);
+    expect(warnings).toEqual([]);
+
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(partitions.heldByHangingTransactions()).toEqual([
+      { topic: 'requests', partition: 0, heldMs: expect.any(Number) as number },
+    ]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.fields).toMatchObject({ topic: 'requests', partition: 0, hangingAfterMs: 5_000 });
+    expect(warnings[0]?.message).toMatch(/hanging transaction.*kafka-transactions\.sh find-hanging/);
+
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(resumed).toEqual(['requests/0']);
+    expect(partitions.heldByHangingTransactions()).toEqual([]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/hanging transaction/),
+      'partition no longer held by a hanging transaction',
+    ]);
   });
 
   it('stops waiting for stable offsets of a partition the group has moved elsewhere', async () => {

@@ -34,7 +34,7 @@ function setup(handler: Handler, overrides: Partial<ProcessDeps> = {}) {
   const handlers = Object.fromEntries(OPERATIONS.map((op) => [op, handler])) as unknown as Handlers;
   const backoff = vi.fn();
   const deps: ProcessDeps = {
-    decodeValue: (value) => plainJsonCodec().decode(value),
+    decodeValue: (value) => plainJsonCodec().readRequest(value),
     parseParams: <O extends Operation>(_op: O, params: unknown) =>
       typeof params === 'object' && params !== null && 'taxId' in params
         ? { ok: true as const, value: params as ParamsOf<O> }
@@ -276,6 +276,43 @@ describe('processRequest', () => {
     expect(again).toMatchObject({
       kind: 'result',
       result: { requestId: 'req-1', attempts: 0, response: ok.response },
+    });
+  });
+
+  it('answers a paid request read again under a foreign framing id with its outcome, and reports the framing', async () => {
+    const handler = vi.fn(() => Promise.resolve(ok));
+    const mismatches: unknown[] = [];
+    const { deps } = setup(handler, {
+      // What the registry codec gives for a request framed with an id naming another subject's schema.
+      decodeValue: async (value) => ({
+        value: (await plainJsonCodec().readRequest(value)).value,
+        mismatch: { schemaId: 7, kind: 'foreign' },
+      }),
+      onFramingMismatch: (operation, mismatch) => mismatches.push({ operation, ...mismatch }),
+    });
+    await processRequest(deps, incoming(request), signals(), log);
+    const again = await processRequest(deps, incoming(request), signals(), log);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(again).toMatchObject({ kind: 'result', result: { requestId: 'req-1', attempts: 0 } });
+    expect(mismatches).toEqual([
+      { operation: 'lawsuits-summary', schemaId: 7, kind: 'foreign' },
+      { operation: 'lawsuits-summary', schemaId: 7, kind: 'foreign' },
+    ]);
+  });
+
+  it('dead-letters an invalid request read under an unknown framing id, the reason naming the id too', async () => {
+    const { deps } = setup(() => Promise.resolve(ok), {
+      decodeValue: async (value) => ({
+        value: (await plainJsonCodec().readRequest(value)).value,
+        mismatch: { schemaId: 42, kind: 'unknown' },
+      }),
+    });
+    const outcome = await processRequest(deps, incoming({ requestId: 'r-9', params: {} }), signals(), log);
+    expect(outcome.kind === 'error' && outcome.error.error).toMatchObject({
+      kind: 'invalid_request',
+      message: expect.stringMatching(
+        /^params: .*\(framed with schema id 42, unknown to the registry\)$/,
+      ) as string,
     });
   });
 

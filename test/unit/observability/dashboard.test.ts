@@ -86,6 +86,7 @@ describe('the chart dashboard and alerts', () => {
         'VerificationVendorRateLimited',
         'VerificationTransactionsFailing',
         'VerificationSearchesExpiring',
+        'VerificationHangingTransaction',
       ]),
     );
   });

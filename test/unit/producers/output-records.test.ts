@@ -38,6 +38,7 @@ const framedCodec: ValueCodec = {
   encode: (_topic, value) =>
     Promise.resolve(Buffer.concat([Buffer.from([0, 0, 0, 0, 7]), Buffer.from(JSON.stringify(value))])),
   decode: () => Promise.reject(new Error('not used')),
+  readRequest: () => Promise.reject(new Error('not used')),
 };
 
 const deps = (resultMaxBytes: number, codec: ValueCodec = plainJsonCodec()): OutputDeps => ({
