@@ -44,11 +44,8 @@ async function killNode(ctx: FaultContext, nodeId: number, why: string): Promise
 }
 
 /** The coordinator of the first replica's transactional id (the replicas' ids spread over nodes). */
-async function coordinatorNode(ctx: FaultContext): Promise<number> {
-  const pid = ctx.replicas[0]?.pid;
-  if (pid === undefined) throw new Error('replica-1 is not running');
-  const view = new ClusterView(ctx.kafka);
-  return view.transactionCoordinator(replicaTransactionalId(`${ctx.prefix}.service`, pid));
+function coordinatorNode(ctx: FaultContext): Promise<number> {
+  return new ClusterView(ctx.kafka).transactionCoordinator(replicaTransactionalId(ctx.prefix, 1));
 }
 
 async function withToxic(ctx: FaultContext, nodes: number[], toxics: Toxic[], why: string): Promise<number> {

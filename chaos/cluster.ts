@@ -3,7 +3,6 @@
  * partition, coordinates a transactional id or controls the cluster; when every partition is
  * in sync again; and the Toxiproxy in front of each node (stack/toxiproxy.sh).
  */
-import { hostname } from 'node:os';
 import type { Kafka } from 'kafkajs';
 
 /** Partitions of __transaction_state in the stack (stack/up.sh). */
@@ -25,9 +24,9 @@ export function transactionStatePartition(
   return (hash === -2147483648 ? 0 : Math.abs(hash)) % partitions;
 }
 
-/** The service's default transactional id for a replica process (src/service/settings.ts). */
-export function replicaTransactionalId(groupId: string, pid: number): string {
-  return `${groupId}.${hostname()}.${pid}`;
+/** The transactional id the suite gives replica N of a scenario (kept across its restarts). */
+export function replicaTransactionalId(prefix: string, replica: number): string {
+  return `${prefix}.service.replica-${replica}`;
 }
 
 export class ClusterView {

@@ -35,11 +35,6 @@ export class Replica {
     private readonly logDir: string,
   ) {}
 
-  /** The process id of the running process, if any. */
-  get pid(): number | undefined {
-    return this.running ? this.child?.pid : undefined;
-  }
-
   /** SIGSTOP / SIGCONT: a replica frozen (a long GC pause, a stalled VM) and thawed. */
   freeze(): void {
     this.child?.kill('SIGSTOP');

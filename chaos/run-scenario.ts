@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { fingerprintOf, type Sandbox } from '../src/sandbox/index.js';
 import { CHAOS_REQUEST_TIMEOUT_MS } from './cluster-scenarios.js';
+import { replicaTransactionalId } from './cluster.js';
 import { misframedValues } from './framing.js';
 import { Replica } from './replicas.js';
 import { longestStall, type ScenarioResult } from './report.js';
@@ -98,7 +99,16 @@ export async function runScenario(
   const env = replicaEnv(ctx, prefix, settings.replicas * 2);
   const replicas = Array.from(
     { length: settings.replicas },
-    (_, i) => new Replica(`replica-${i + 1}`, ctx.root, env, logDir),
+    (_, i) =>
+      new Replica(
+        `replica-${i + 1}`,
+        ctx.root,
+        // A replica keeps its transactional id across restarts, as a container restarted in its
+        // pod does (the default id is <group>.<hostname>.<pid>, pid 1 there): its successor's
+        // InitProducerId aborts what it left open, instead of the transaction timeout.
+        { ...env, KAFKA_TRANSACTIONAL_ID: replicaTransactionalId(prefix, i + 1) },
+        logDir,
+      ),
   );
   const stream = new RequestStream(ctx.kafka, prefix, scenario.name, ctx.cpfOffset + index * 1_000_000);
   const observer = new OutcomeObserver(ctx.kafka, prefix);
