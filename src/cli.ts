@@ -3,6 +3,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
 import { registerAuditCommands } from './audit/commands.js';
 import { AUDIT_ERROR_CODES } from './audit/errors.js';
+import { devAtRestFiles } from './at-rest/dev-keys.js';
 import { devEnvironment, loadConfig, sandboxEnvironment, type Config } from './config.js';
 import { topicNames } from './contract/operations.js';
 import { CommandError } from './errors.js';
@@ -77,7 +78,8 @@ program
   .option('--exit-after-demo', 'stop once the demo has printed its outcomes')
   .option('--demo-timeout <ms>', 'how long the demo waits for outcomes', parsePositiveInt, 60_000)
   .action(async (options: { exitAfterDemo?: boolean; demoTimeout: number }) => {
-    const env = devEnvironment();
+    const base = devEnvironment();
+    const env = { ...devAtRestFiles(base), ...base };
     const logger = await createDevLogger(env.LOG_LEVEL ?? 'info');
     routeProcessWarnings(logger);
     const { runSandboxFromEnv } = await devModule(() => import('./sandbox/main.js'));
