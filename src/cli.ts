@@ -15,7 +15,7 @@ import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/valu
 import { startWithFatalHandler } from './service/fatal-handler.js';
 import { applyHeapGrowth } from './service/heap-growth.js';
 
-/** Commands: run, sandbox, dev (replay and redrive live in src/audit/). */
+/** Commands: run, sandbox, dev (replay, redrive and erase live in src/audit/). */
 
 const BAD_FLAGS_EXIT_CODE = AUDIT_ERROR_CODES.BAD_ARGUMENTS;
 

@@ -1,4 +1,5 @@
 import { ConfigError } from './errors.js';
+import { settingGiven, withSecretFiles } from './config-secrets.js';
 import { DATA_KEY_ID, DataCipher, type DataKey } from './at-rest/cipher.js';
 import { SubjectIndex } from './at-rest/subjects.js';
 
@@ -85,4 +86,38 @@ export function parseDataKeys(text: string, setting: string): DataKey[] {
   });
   if (keys.length === 0) throw new ConfigError(setting, 'lists no key');
   return keys;
+}
+
+/** What the erase command needs of Redis: where it is, and the index key to find a person by. */
+export interface EraseSettings {
+  redisUrl: string;
+  redisPassword: string | undefined;
+  index: SubjectIndex;
+}
+
+export function loadEraseSettings(env: Readonly<Record<string, string | undefined>>): EraseSettings {
+  const resolved = withSecretFiles(env, ['REDIS_PASSWORD', 'REDIS_INDEX_KEY']);
+  const redisUrl = resolved.REDIS_URL?.trim() ?? '';
+  if (!/^rediss?:\/\/./.test(redisUrl))
+    throw new ConfigError(
+      'REDIS_URL',
+      'is required: erase removes the values the service keeps in Redis (redis:// or rediss://)',
+    );
+  const indexKey = resolved.REDIS_INDEX_KEY ?? '';
+  if (indexKey === '')
+    throw new ConfigError(
+      'REDIS_INDEX_KEY',
+      "is required: erase finds a person's values by it (the service's own)",
+    );
+  if (indexKey.length < MIN_INDEX_KEY_CHARS)
+    throw new ConfigError(
+      settingGiven(env, 'REDIS_INDEX_KEY'),
+      `must be at least ${MIN_INDEX_KEY_CHARS} random characters`,
+    );
+  const password = resolved.REDIS_PASSWORD;
+  return {
+    redisUrl,
+    redisPassword: password === undefined || password === '' ? undefined : password,
+    index: new SubjectIndex(indexKey),
+  };
 }

@@ -1,5 +1,4 @@
-import type { Admin, ITopicConfig } from 'kafkajs';
-import { ConfigResourceTypes } from 'kafkajs';
+import kafkajs, { type Admin, type ITopicConfig } from 'kafkajs';
 import { OPERATIONS, type TopicNames } from '../contract/operations.js';
 
 /**
@@ -62,6 +61,10 @@ export async function ensureTopics(admin: Admin, wanted: ITopicConfig[], attempt
  * broker's default unless it was changed). Topics that existed before are never altered: their
  * retention is the cluster owner's call, so start-up only names them.
  */
+// kafkajs is CommonJS, and Node's ESM loader does not find ConfigResourceTypes among its named
+// exports (vitest's does): read it from the module object.
+const TOPIC_RESOURCE = kafkajs.ConfigResourceTypes.TOPIC;
+
 export async function topicsKeptForever(admin: Admin, names: readonly string[]): Promise<string[]> {
   const existing = new Set(await admin.listTopics());
   const present = names.filter((name) => existing.has(name));
@@ -69,7 +72,7 @@ export async function topicsKeptForever(admin: Admin, names: readonly string[]):
   const { resources } = await admin.describeConfigs({
     includeSynonyms: false,
     resources: present.map((name) => ({
-      type: ConfigResourceTypes.TOPIC,
+      type: TOPIC_RESOURCE,
       name,
       configNames: ['retention.ms'],
     })),
