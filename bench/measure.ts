@@ -3,6 +3,7 @@
  * requests published first, the sandbox and the system each in their own process, outcomes
  * counted from the first to the last with the CPU of every process over the same span.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Admin, Kafka } from 'kafkajs';
@@ -95,6 +96,12 @@ export async function measure(
   }
 }
 
+/** One pair per benchmark process: every service a run starts reads what another sealed. */
+const BENCH_AT_REST = {
+  REDIS_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+  REDIS_INDEX_KEY: randomBytes(32).toString('base64'),
+};
+
 /**
  * The settings the benchmark gives every service (and baseline) it starts, whatever the
  * scenario: the same variables in this process's environment never reach them.
@@ -104,6 +111,8 @@ export function serviceEnv(partitions: number, prefix: string): Record<string, s
     KAFKA_BROKERS: BROKERS,
     SCHEMA_REGISTRY_URL: REGISTRY,
     REDIS_URL: REDIS,
+    // Encryption at rest of what Redis holds, as production runs (a scenario may turn it off).
+    ...BENCH_AT_REST,
     VENDOR_BASE_URL: `http://127.0.0.1:${SANDBOX_PORT}`,
     VENDOR_API_KEY: API_KEY,
     ALLOW_INSECURE_VENDOR: 'true',

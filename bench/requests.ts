@@ -27,6 +27,7 @@ export async function freshTopics(
     replicationFactor: 1,
     requestRetentionMs: 3_600_000,
     outputRetentionMs: 3_600_000,
+    auditRetentionMs: 3_600_000,
   });
   const loaded = topics.request('lawsuits-summary');
   await ensureTopics(

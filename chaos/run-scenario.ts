@@ -3,6 +3,7 @@
  * the stream, then waiting until every request has its outcome (or the settle time is over),
  * and counting.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
@@ -37,12 +38,18 @@ export interface RunContext {
   cpfOffset: number;
 }
 
+/** One pair per run: replicas of a run share what they seal in Redis. */
+const CHAOS_DATA_KEYS = `chaos:${randomBytes(32).toString('base64')}`;
+const CHAOS_INDEX_KEY = randomBytes(32).toString('base64');
+
 /** Settings of every replica; short timeouts so that faults resolve within a modest run. */
 function replicaEnv(ctx: RunContext, prefix: string, partitions: number): Record<string, string> {
   return {
     KAFKA_BROKERS: ctx.stack.kafkaBrokers,
     SCHEMA_REGISTRY_URL: ctx.stack.registryUrl,
     REDIS_URL: ctx.stack.redisUrl,
+    REDIS_ENCRYPTION_KEYS: CHAOS_DATA_KEYS,
+    REDIS_INDEX_KEY: CHAOS_INDEX_KEY,
     VENDOR_BASE_URL: ctx.sandbox.url,
     ALLOW_INSECURE_VENDOR: 'true',
     VENDOR_API_KEY: ctx.apiKey,

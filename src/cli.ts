@@ -3,6 +3,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
 import { registerAuditCommands } from './audit/commands.js';
 import { AUDIT_ERROR_CODES } from './audit/errors.js';
+import { devAtRestFiles } from './at-rest/dev-keys.js';
 import { devEnvironment, loadConfig, sandboxEnvironment, type Config } from './config.js';
 import { topicNames } from './contract/operations.js';
 import { CommandError } from './errors.js';
@@ -14,7 +15,7 @@ import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/valu
 import { startWithFatalHandler } from './service/fatal-handler.js';
 import { applyHeapGrowth } from './service/heap-growth.js';
 
-/** Commands: run, sandbox, dev (replay and redrive live in src/audit/). */
+/** Commands: run, sandbox, dev (replay, redrive and erase live in src/audit/). */
 
 const BAD_FLAGS_EXIT_CODE = AUDIT_ERROR_CODES.BAD_ARGUMENTS;
 
@@ -77,7 +78,8 @@ program
   .option('--exit-after-demo', 'stop once the demo has printed its outcomes')
   .option('--demo-timeout <ms>', 'how long the demo waits for outcomes', parsePositiveInt, 60_000)
   .action(async (options: { exitAfterDemo?: boolean; demoTimeout: number }) => {
-    const env = devEnvironment();
+    const base = devEnvironment();
+    const env = { ...devAtRestFiles(base), ...base };
     const logger = await createDevLogger(env.LOG_LEVEL ?? 'info');
     routeProcessWarnings(logger);
     const { runSandboxFromEnv } = await devModule(() => import('./sandbox/main.js'));

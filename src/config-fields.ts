@@ -14,14 +14,19 @@ export const int = (min: number, fallback: number) => numberOr(z.coerce.number()
 export const port = (fallback: number) => numberOr(z.coerce.number().int().min(0).max(65_535), fallback);
 /** An address to listen on; blank: the default (never '', which Node reads as every address). */
 export const host = (fallback: string) => blankAsUnset(z.string().default(fallback));
-/** Kafka's retention.ms: -1 keeps forever; 0 would delete the history at once. */
-export const retentionMs = (fallback: number) =>
+/**
+ * A topic's retention: finite, so that the personal data a topic holds goes within a known time
+ * (the data map in docs/data-map.md). A topic that must keep everything is set by hand.
+ */
+export const finiteRetentionMs = (fallback: number) =>
   numberOr(
     z.coerce
       .number()
       .int()
-      .min(-1)
-      .refine((ms) => ms !== 0, 'must be -1 (forever) or a positive number of milliseconds'),
+      .min(
+        1,
+        'must be a positive number of milliseconds (topics the service creates keep personal data for a known time; -1 is no longer accepted)',
+      ),
     fallback,
   );
 export const bool = (fallback: boolean) =>

@@ -14,6 +14,8 @@ export const SECRET_SETTINGS = [
   'REDIS_PASSWORD',
   'CONSOLE_TOKEN',
   'CONSOLE_OPERATOR_TOKEN',
+  'REDIS_ENCRYPTION_KEYS',
+  'REDIS_INDEX_KEY',
 ] as const;
 
 /** The environment with every `<NAME>_FILE` of a secret setting read into `<NAME>`. */

@@ -13,6 +13,7 @@ import {
 import { isAllowListEntry } from './vendor-api/selfie-guard.js';
 import { SECRET_SETTINGS, settingGiven, withSecretFiles } from './config-secrets.js';
 import { readConsoleTokens, type ConsoleTokens, type TokenSettings } from './config-console.js';
+import { readAtRest, type AtRest } from './config-at-rest.js';
 import {
   bool,
   consoleToken,
@@ -22,8 +23,8 @@ import {
   numberOr,
   optionalInt,
   optionalUrl,
+  finiteRetentionMs,
   port,
-  retentionMs,
   unlessBlank,
 } from './config-fields.js';
 import {
@@ -41,6 +42,7 @@ import {
 
 /** Output topics are created with max.message.bytes of 2 MiB (topic-setup.ts); headers need room. */
 const RESULT_MAX_BYTES_LIMIT = 2 * 1024 * 1024 - 64 * 1024;
+const DAY_MS = 24 * 3600 * 1000;
 
 const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -72,9 +74,11 @@ const envSchema = z.object({
     .default('verification'),
   TOPIC_PARTITIONS: int(1, 3),
   TOPIC_REPLICATION_FACTOR: int(1, 1),
-  REQUEST_RETENTION_MS: retentionMs(7 * 24 * 3600 * 1000),
-  /** Output topics keep their history for audits by default (-1 = forever). */
-  OUTPUT_RETENTION_MS: retentionMs(-1),
+  REQUEST_RETENTION_MS: finiteRetentionMs(7 * DAY_MS),
+  /** Results, errors and vehicle-search events: personal data, kept for a known time. */
+  OUTPUT_RETENTION_MS: finiteRetentionMs(30 * DAY_MS),
+  /** Audit events (who revealed, redrove, erased what): longer than the outputs they account for. */
+  AUDIT_RETENTION_MS: finiteRetentionMs(400 * DAY_MS),
   SCHEMA_REGISTRY_URL: optionalUrl,
   SCHEMA_COMPATIBILITY: z
     .enum([
@@ -88,6 +92,12 @@ const envSchema = z.object({
     ])
     .default('BACKWARD'),
   REDIS_URL: unlessBlank(z.url({ protocol: /^rediss?$/ })),
+  /** Keys sealing what Redis holds (config-at-rest.ts); required with REDIS_URL unless ALLOW_PLAINTEXT_REDIS. */
+  REDIS_ENCRYPTION_KEYS: z.string().min(1, 'must not be blank').optional(),
+  /** HMAC key of the subject index that erasure finds a person by. */
+  REDIS_INDEX_KEY: z.string().min(1, 'must not be blank').optional(),
+  /** Paid outcomes and pending searches in clear in Redis: for local use only. */
+  ALLOW_PLAINTEXT_REDIS: bool(false),
   // The client's own rules (vendor-api/options.ts), checked here to name the setting before start-up.
   VENDOR_BASE_URL: z
     .string({ error: 'is required: the vendor API base URL, http(s)' })
@@ -224,10 +234,14 @@ export interface TransportSecurity {
   registryAuth: Readonly<RegistryAuth> | undefined;
 }
 
+type AtRestSettings = 'REDIS_ENCRYPTION_KEYS' | 'REDIS_INDEX_KEY';
+
 export type Config = Readonly<
-  Omit<Env, 'VENDOR_LIMITS' | TokenSettings> & {
+  Omit<Env, 'VENDOR_LIMITS' | TokenSettings | AtRestSettings> & {
     limits: Readonly<Record<Operation, Readonly<OperationLimits>>>;
     console: Readonly<ConsoleTokens> | undefined;
+    /** Encryption at rest and the subject index; absent without Redis or with ALLOW_PLAINTEXT_REDIS. */
+    atRest: AtRest | undefined;
   } & TransportSecurity
 >;
 
@@ -240,13 +254,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const detail = issue?.path.slice(1).join('.');
     throw new ConfigError(setting, `${detail ? `${detail}: ` : ''}${issue?.message ?? 'invalid'}`);
   }
-  const { VENDOR_LIMITS, CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, ...rest } = parsed.data;
+  const { VENDOR_LIMITS, CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, ...withKeys } = parsed.data;
+  const { REDIS_ENCRYPTION_KEYS, REDIS_INDEX_KEY, ...rest } = withKeys;
   const consoleTokens = readConsoleTokens({ CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN });
   checkSettingPairs(rest);
+  const atRest = readAtRest(
+    {
+      REDIS_URL: rest.REDIS_URL,
+      REDIS_ENCRYPTION_KEYS,
+      REDIS_INDEX_KEY,
+      ALLOW_PLAINTEXT_REDIS: rest.ALLOW_PLAINTEXT_REDIS,
+    },
+    (name) => settingGiven(env, name),
+  );
   return Object.freeze({
     ...rest,
     limits: operationLimits(VENDOR_LIMITS, rest),
     console: consoleTokens,
+    atRest,
     ...transportSecurity(rest),
   });
 }
@@ -286,7 +311,13 @@ export function commitSpacing(config: Pick<Config, 'COMMIT_INTERVAL_MS' | 'COMMI
 }
 
 /** Settings that are valid alone but not together. */
-function checkSettingPairs(rest: Omit<Env, 'VENDOR_LIMITS' | TokenSettings>): void {
+function checkSettingPairs(rest: Omit<Env, 'VENDOR_LIMITS' | TokenSettings | AtRestSettings>): void {
+  if (rest.AUDIT_RETENTION_MS < rest.OUTPUT_RETENTION_MS) {
+    throw new ConfigError(
+      'AUDIT_RETENTION_MS',
+      `must be at least OUTPUT_RETENTION_MS (${rest.OUTPUT_RETENTION_MS}): the audit trail outlives what it accounts for`,
+    );
+  }
   if (rest.WEBHOOK_PUBLIC_URL !== undefined && rest.WEBHOOK_SECRET === undefined) {
     throw new ConfigError('WEBHOOK_SECRET', 'is required when WEBHOOK_PUBLIC_URL is set');
   }

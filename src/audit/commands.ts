@@ -18,11 +18,13 @@ import { fileSink, OutputClosedError, streamSink, type LineSink } from './jsonl.
 import { progressFor, type ProgressStream } from './progress.js';
 import { runReplay } from './replay.js';
 import { runRedrive } from './run-redrive.js';
+import { describeErase, planEraseFlags, runErase, type EraseFlags } from './erase.js';
 import type { AuditContext } from './scan.js';
 import { TRAIL_KINDS } from './trail.js';
 
 /**
- * The `replay` and `redrive` commands: flags → library calls (replay.ts, run-redrive.ts).
+ * The `replay`, `redrive` and `erase` commands: flags → library calls (replay.ts,
+ * run-redrive.ts, erase.ts).
  * Output goes to stdout or --out, diagnostics and the summary to stderr; a failure is one line
  * on stderr and a non-zero exit code (errors.ts).
  */
@@ -50,6 +52,7 @@ type ReplayFlags = ConnectionFlags &
   WindowFlags &
   FilterFlags & { topic?: string[]; kind?: string[]; toTopic?: string };
 type RedriveFlags = ConnectionFlags & WindowFlags & FilterFlags & { dryRun?: boolean };
+type EraseCommandFlags = ConnectionFlags & EraseFlags;
 
 export function registerAuditCommands(program: Command, testIo?: AuditIo): void {
   // Built when a command runs, not when it is registered: `run` routes warnings its own way.
@@ -78,6 +81,39 @@ export function registerAuditCommands(program: Command, testIo?: AuditIo): void 
     const io = ioNow();
     return run(io, 'redrive', flags, () => planRedrive(flags, io));
   });
+  program
+    .command('erase')
+    .description(
+      "a data subject's request: erase their paid outcomes and pending searches from Redis (dry run unless --confirm) and list the Kafka ranges that still hold their data",
+    )
+    .option('--tax-id <id>', 'the CPF or CNPJ of the person or company')
+    .option('--plate <plate>', 'the licence plate')
+    .option('--confirm', 'erase; without it, only list what would be erased')
+    .option('--actor <name>', 'who runs the erase, for the audit event (default: the OS user name)')
+    .option('--out <file>', 'write the retained ranges (JSON Lines) to this file instead of stdout')
+    .option('--prefix <prefix>', 'topic prefix (default: TOPIC_PREFIX)')
+    .option('--brokers <list>', 'host:port list (default: KAFKA_BROKERS)')
+    .option('--registry <url>', 'schema registry URL (default: SCHEMA_REGISTRY_URL; none: plain JSON)')
+    .option('--progress', 'show the progress bar even when stderr is not a terminal')
+    .action((flags: EraseCommandFlags) => {
+      const io = ioNow();
+      return run(io, 'erase', flags, () => planErase(flags, io));
+    });
+}
+
+function planErase(flags: EraseCommandFlags, io: AuditIo): Body {
+  const plan = planEraseFlags(flags);
+  return async (ctx) => {
+    const sink = await openSink(flags, io);
+    let completed = false;
+    try {
+      const summary = await runErase(ctx, plan, io.env ?? process.env, sink);
+      completed = true;
+      return describeErase(plan, summary);
+    } finally {
+      await closeSink(sink, completed);
+    }
+  };
 }
 
 function withCommonOptions(command: Command, what = 'messages'): Command {

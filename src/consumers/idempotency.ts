@@ -1,6 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
+import { openStored, sealForRedis } from '../at-rest/stored-values.js';
+import type { AtRest } from '../config-at-rest.js';
+import type { DataSubject } from '../at-rest/subjects.js';
 import type { Origin } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
 import type { HandlerOutcome } from '../handlers/types.js';
@@ -38,8 +41,10 @@ export interface Reservation {
    * Stores the paid outcome, then lets the reservation go. Never throws: while the write is
    * under way or the store fails (the reservation is then held and the write retried), this
    * process answers copies from memory. Callers need not wait for it: `settle` does.
+   * `subjects` (the tax id or plate the request named) list the outcome in the subject index,
+   * by keyed hash, so that erasure finds it.
    */
-  complete(paid: PaidOutcome): Promise<void>;
+  complete(paid: PaidOutcome, subjects?: readonly DataSubject[]): Promise<void>;
   /** Lets the reservation go without an outcome (the call failed or was aborted). */
   release(): Promise<void>;
 }
@@ -82,6 +87,8 @@ export interface RedisIdempotencySettings {
   /** Life of a reservation without a heartbeat: past the vendor timeout, so only a crash lets it lapse. */
   reservationTtlMs: number;
   retryWriteMs?: number;
+  /** Seals each outcome (AES-256-GCM) and indexes it by subject; absent: in clear (ALLOW_PLAINTEXT_REDIS). */
+  atRest?: AtRest | undefined;
 }
 
 // One script per step, each atomic: the paid outcome or a new reservation; the outcome stored
@@ -96,17 +103,24 @@ export interface RedisIdempotencySettings {
 const CLAIM = redisScript(
   `local paid = redis.call('get', KEYS[1]) if paid then return paid end paid = redis.call('get', KEYS[3]) if paid then return paid end if redis.call('exists', KEYS[4]) == 1 then return 0 end if redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end return 0`,
 );
+// KEYS[3]: the subject index entry, a set of requestIds that expires with the newest of them
+// (ARGV[4]: the requestId, or '' when the request named nobody).
 const STORE_AND_RELEASE = redisScript(
-  `redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]) if redis.call('get', KEYS[2]) == ARGV[3] then redis.call('del', KEYS[2]) end return 1`,
+  `redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]) if ARGV[4] ~= '' then redis.call('sadd', KEYS[3], ARGV[4]) redis.call('expire', KEYS[3], ARGV[2]) end if redis.call('get', KEYS[2]) == ARGV[3] then redis.call('del', KEYS[2]) end return 1`,
 );
 
 // One record per requestId, whatever the operation (contract.md: the idempotency key), under
 // `request:`, apart from the older per-operation keys: a requestId may hold ':'.
-function requestKeys(keyPrefix: string, requestId: string): { paid: string; reserved: string } {
+export function requestKeys(keyPrefix: string, requestId: string): { paid: string; reserved: string } {
   return {
     paid: `${keyPrefix}:request:paid:${requestId}`,
     reserved: `${keyPrefix}:request:reserved:${requestId}`,
   };
+}
+
+/** The subject index entry of paid outcomes: requestIds by the keyed hash of a tax id or plate. */
+export function paidSubjectKey(keyPrefix: string, digest: string): string {
+  return `${keyPrefix}:subject:${digest}`;
 }
 
 /** The paid and reserved keys of the versions that kept one record per operation. */
@@ -115,7 +129,7 @@ function olderKeys(keyPrefix: string, operation: Operation, requestId: string): 
 }
 
 export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySettings): IdempotencyStore {
-  const { keyPrefix, windowSeconds, reservationTtlMs } = settings;
+  const { keyPrefix, windowSeconds, reservationTtlMs, atRest } = settings;
   const retryWriteMs = settings.retryWriteMs ?? 1_000;
   // Paid outcomes this process has not stored yet: answered from here while the write is under
   // way or retried.
@@ -125,8 +139,8 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
   // A group of jobs claims together as it starts; answers arrive on separate sockets, so their
   // outcomes are stored together at the end of the event loop's turn.
   const claims = new ScriptBatch(send, CLAIM, { keys: 4, args: 2, flushOn: 'tick' });
-  const stores = new ScriptBatch(send, STORE_AND_RELEASE, { keys: 2, args: 3, flushOn: 'turn' });
-  const reservation = (id: string, key: string, token: string): Reservation => {
+  const stores = new ScriptBatch(send, STORE_AND_RELEASE, { keys: 3, args: 4, flushOn: 'turn' });
+  const reservation = (id: string, key: string, token: string, requestId: string): Reservation => {
     const heartbeat = setInterval(() => {
       runScript(redis, EXTEND_IF_OURS, [key], [token, reservationTtlMs]).catch(() => undefined);
     }, reservationTtlMs / 3);
@@ -136,13 +150,17 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
         clearInterval(heartbeat);
         await runScript(redis, RELEASE_IF_OURS, [key], [token]).catch(() => undefined);
       },
-      complete(paid) {
+      complete(paid, subjects = []) {
         unsaved.set(id, paid);
         const write = (async () => {
-          const value = encode(JSON.stringify(paid));
+          const value = sealForRedis(atRest?.cipher, encode(JSON.stringify(paid)), id);
+          // The contract lets a request name one tax id or plate; the first is indexed.
+          const [subject] = atRest ? subjects : [];
+          const index = subject && atRest ? paidSubjectKey(keyPrefix, atRest.index.digest(subject)) : id;
+          const member = subject ? requestId : '';
           for (;;) {
             try {
-              await stores.run([id, key], [value, windowSeconds, token]);
+              await stores.run([id, key, index], [value, windowSeconds, token, member]);
               clearInterval(heartbeat);
               unsaved.delete(id);
               return;
@@ -166,8 +184,8 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
       const token = randomUUID();
       const older = olderKeys(keyPrefix, operation, requestId);
       const reply = await claims.run([id, key, ...older], [token, reservationTtlMs]);
-      if (Buffer.isBuffer(reply)) return { paid: readPaid(reply) };
-      return reply === 1 ? { reservation: reservation(id, key, token) } : undefined;
+      if (Buffer.isBuffer(reply)) return { paid: readPaid(openStored(atRest?.cipher, reply, id)) };
+      return reply === 1 ? { reservation: reservation(id, key, token, requestId) } : undefined;
     },
     async settle() {
       await Promise.all(writing);
@@ -175,7 +193,7 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
   };
 }
 
-function readPaid(stored: Buffer): PaidOutcome {
+export function readPaid(stored: Buffer): PaidOutcome {
   const parsed = JSON.parse(decode(stored)) as Partial<PaidOutcome> & HandlerOutcome;
   // Stored before params hashes were kept: the bare outcome.
   if (parsed.outcome === undefined) return { paramsHash: null, outcome: parsed };

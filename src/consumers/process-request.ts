@@ -31,6 +31,7 @@ import {
   type CallDeps,
   type RequestSignals,
 } from './vendor-call.js';
+import { subjectsOfParams } from '../at-rest/subjects.js';
 
 export type { RequestSignals } from './vendor-call.js';
 
@@ -202,12 +203,10 @@ async function payAndStore<O extends Operation>(
   // Never throws: a failed write keeps the reservation (copies elsewhere wait) and is retried;
   // copies here are answered from memory meanwhile.
   const held = await reservation;
-  await held.complete({
-    paramsHash: hash,
-    operation: incoming.operation,
-    origin: incoming.origin,
-    outcome: call.outcome,
-  });
+  await held.complete(
+    { paramsHash: hash, operation: incoming.operation, origin: incoming.origin, outcome: call.outcome },
+    subjectsOfParams(params),
+  );
   // Answers behind a paced limiter land one per turn of the event loop. Those of a few ms go on
   // from here together, so that what follows (the outcome's encoding, its commit, the next
   // requests' starts, their claims and limiter jobs) shares turns and Redis writes: about a

@@ -1,6 +1,6 @@
 import { generateJsonSchemas, type JsonSchema } from './json-schemas.js';
 import { OPERATIONS } from './operations.js';
-import { CONSOLE_AUDIT_ACTIONS } from './audit-events.js';
+import { AUDIT_ACTIONS } from './audit-events.js';
 
 /**
  * The AsyncAPI 3.0 document of the Kafka contract (schemas/asyncapi.yaml), generated from the
@@ -88,7 +88,7 @@ function auditMessage(schema: JsonSchema): object {
     payload: { schemaFormat: SCHEMA_FORMAT, schema },
     bindings: {
       kafka: {
-        key: { type: 'string', enum: [...CONSOLE_AUDIT_ACTIONS], description: 'The action' },
+        key: { type: 'string', enum: [...AUDIT_ACTIONS], description: 'The action' },
         bindingVersion: KAFKA_BINDING,
       },
     },

@@ -74,3 +74,43 @@ export type ConsoleAuditEvent = z.infer<typeof consoleAuditEventSchema>;
 /** Every action, each event's key on the audit topic. */
 export const CONSOLE_AUDIT_ACTIONS = consoleAuditEventSchema.options.map((o) => o.shape.action.value);
 export type ConsoleAuditAction = ConsoleAuditEvent['action'];
+
+const count = z.number().int().min(0);
+const redisCounts = z.strictObject({
+  paidOutcomes: count.describe('Paid outcomes (deduplication) in Redis'),
+  pendingSearches: count.describe('Pending vehicle searches in Redis'),
+});
+
+/**
+ * The `erase` command's event (a data subject's request): who ran it, whether it was a dry
+ * run, what it found and removed in Redis, and how much Kafka still holds within retention.
+ * Never the identifier: the subject is named by its keyed hash (the subject index's HMAC).
+ */
+export const eraseAuditEventSchema = z.strictObject({
+  action: z.literal('erase'),
+  actor: z
+    .string()
+    .min(1)
+    .max(128)
+    .describe('Who ran the command: its --actor flag, else the operating system user name'),
+  dryRun: z.boolean().describe('True when nothing was removed (the command without --confirm)'),
+  target: z.strictObject({
+    kind: z.enum(['tax-id', 'plate']),
+    subject: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .describe('HMAC-SHA256 of the identifier under REDIS_INDEX_KEY; never the identifier'),
+  }),
+  found: redisCounts.describe('What Redis held for the subject before the command'),
+  erased: redisCounts.describe('What the command removed (zero on a dry run)'),
+  retained: z
+    .strictObject({ partitions: count, messages: count })
+    .describe("Kafka partitions and messages still holding the subject's data within retention"),
+  at,
+});
+
+export type EraseAuditEvent = z.infer<typeof eraseAuditEventSchema>;
+
+/** Every event on `<prefix>.audit`: the console's and the erase command's. */
+export const auditEventSchema = z.union([consoleAuditEventSchema, eraseAuditEventSchema]);
+export const AUDIT_ACTIONS = [...CONSOLE_AUDIT_ACTIONS, 'erase'] as const;

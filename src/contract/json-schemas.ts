@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { consoleAuditEventSchema } from './audit-events.js';
+import { auditEventSchema } from './audit-events.js';
 import {
   errorEnvelopeSchema,
   requestEnvelopeSchema,
@@ -35,7 +35,7 @@ export function generateJsonSchemas(): Map<string, JsonSchema> {
   }
   schemas.set('errors', toJson(errorEnvelopeSchema, 'Dead letter', 'output'));
   schemas.set('events.vehicle-search', toJson(vehicleSearchEventSchema, 'Vehicle-search event', 'output'));
-  schemas.set('audit', toJson(consoleAuditEventSchema, 'Console audit event', 'output'));
+  schemas.set('audit', toJson(auditEventSchema, 'Audit event (console, erase command)', 'output'));
   return schemas;
 }
 

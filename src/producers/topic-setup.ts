@@ -1,16 +1,18 @@
-import type { Admin, ITopicConfig } from 'kafkajs';
+import kafkajs, { type Admin, type ITopicConfig } from 'kafkajs';
 import { OPERATIONS, type TopicNames } from '../contract/operations.js';
 
 /**
- * Creates the contract's topics when missing. Request topics keep what upstream sends for the
- * request retention; output topics keep their history for audits (OUTPUT_RETENTION_MS, -1 by
- * default) and accept values up to 2 MiB so that a result at RESULT_MAX_BYTES always fits.
+ * Creates the contract's topics when missing, each with a finite retention by kind (every
+ * topic holds personal data, docs/data-map.md): requests for REQUEST_RETENTION_MS, results,
+ * errors and events for OUTPUT_RETENTION_MS, the audit topic for AUDIT_RETENTION_MS (longer).
+ * Output topics accept values up to 2 MiB so that a result at RESULT_MAX_BYTES always fits.
  */
 export interface TopicSettings {
   partitions: number;
   replicationFactor: number;
   requestRetentionMs: number;
   outputRetentionMs: number;
+  auditRetentionMs: number;
 }
 
 export function contractTopics(topics: TopicNames, settings: TopicSettings): ITopicConfig[] {
@@ -28,8 +30,8 @@ export function contractTopics(topics: TopicNames, settings: TopicSettings): ITo
     ...OPERATIONS.map((op) => make(topics.result(op), settings.outputRetentionMs, true)),
     make(topics.errors, settings.outputRetentionMs, true),
     make(topics.vehicleSearchEvents, settings.outputRetentionMs, true),
-    // The console's audit events (reveal, redrive): kept like the outputs, for audits.
-    make(topics.audit, settings.outputRetentionMs, false),
+    // Audit events (reveal, redrive, erase): kept longer than the outputs they account for.
+    make(topics.audit, settings.auditRetentionMs, false),
   ];
 }
 
@@ -52,4 +54,31 @@ export async function ensureTopics(admin: Admin, wanted: ITopicConfig[], attempt
       await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
     }
   }
+}
+
+/**
+ * The topics among `names` that exist and keep their messages forever (retention.ms -1, the
+ * broker's default unless it was changed). Topics that existed before are never altered: their
+ * retention is the cluster owner's call, so start-up only names them.
+ */
+// kafkajs is CommonJS, and Node's ESM loader does not find ConfigResourceTypes among its named
+// exports (vitest's does): read it from the module object.
+const TOPIC_RESOURCE = kafkajs.ConfigResourceTypes.TOPIC;
+
+export async function topicsKeptForever(admin: Admin, names: readonly string[]): Promise<string[]> {
+  const existing = new Set(await admin.listTopics());
+  const present = names.filter((name) => existing.has(name));
+  if (present.length === 0) return [];
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: present.map((name) => ({
+      type: TOPIC_RESOURCE,
+      name,
+      configNames: ['retention.ms'],
+    })),
+  });
+  return resources
+    .filter((r) => r.configEntries.some((e) => e.configName === 'retention.ms' && Number(e.configValue) < 0))
+    .map((r) => r.resourceName)
+    .sort();
 }

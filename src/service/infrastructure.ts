@@ -6,10 +6,11 @@ import { jsonSchemasByTopic } from '../contract/json-schemas.js';
 import { kafkaConnectError } from '../kafka-connect-errors.js';
 import { topicNames, type TopicNames } from '../contract/operations.js';
 import { kafkaLogCreator } from '../observability/kafka-logger.js';
+import { checkKeysInUse, keepRecordingKeyUse } from '../at-rest/key-usage.js';
 import { checkRedis, createRedisClient } from '../observability/redis-client.js';
 import { createRegistryClient } from '../producers/registry-client.js';
 import { SchemaIds } from '../producers/schema-ids.js';
-import { contractTopics, ensureTopics } from '../producers/topic-setup.js';
+import { contractTopics, ensureTopics, topicsKeptForever } from '../producers/topic-setup.js';
 import { liveRegistryCodec, plainJsonCodec, type ValueCodec } from '../producers/value-codec.js';
 import type { Closers } from './closers.js';
 import { topicSettings } from './settings.js';
@@ -46,13 +47,35 @@ export async function connectInfrastructure(
     throw kafkaConnectError(error);
   });
   closers.add('kafka admin', () => admin.disconnect());
-  if (config.CREATE_TOPICS) {
-    const created = await ensureTopics(admin, contractTopics(topics, topicSettings(config)));
-    if (created.length > 0) logger.info({ topics: created }, 'topics created');
-  }
+  const wanted = contractTopics(topics, topicSettings(config));
+  const created = config.CREATE_TOPICS ? await ensureTopics(admin, wanted) : [];
+  if (created.length > 0) logger.info({ topics: created }, 'topics created');
+  await warnOfTopicsKeptForever(
+    admin,
+    wanted.map((t) => t.topic).filter((name) => !created.includes(name)),
+    logger,
+  );
   const { codec, registryCheck } = await createCodec(config, logger);
   const redis = await connectRedis(config, logger, closers);
   return { kafka, admin, topics, codec, redis, ...(registryCheck ? { registryCheck } : {}) };
+}
+
+/**
+ * Topics that existed before keep their own retention (never altered here); those kept forever
+ * are named, since they hold personal data past any known time. Names only, never contents.
+ */
+async function warnOfTopicsKeptForever(admin: Admin, names: string[], logger: Logger): Promise<void> {
+  try {
+    const forever = await topicsKeptForever(admin, names);
+    if (forever.length > 0) {
+      logger.warn(
+        { topics: forever },
+        'existing topics keep their messages forever (retention.ms -1): they hold personal data; set a finite retention (docs/data-map.md)',
+      );
+    }
+  } catch (error) {
+    logger.warn({ err: error }, 'could not read the retention of existing topics');
+  }
 }
 
 async function createCodec(
@@ -87,5 +110,25 @@ async function connectRedis(config: Config, logger: Logger, closers: Closers): P
   });
   closers.add('redis', () => redis.quit());
   await checkRedis(redis);
+  if (config.atRest) {
+    const usage = {
+      redis,
+      topicPrefix: config.TOPIC_PREFIX,
+      cipher: config.atRest.cipher,
+      valueLifeMs: config.DEDUPE_WINDOW_SECONDS * 1000,
+    };
+    await checkKeysInUse(usage);
+    const recording = keepRecordingKeyUse(usage, (error) => {
+      logger.warn({ err: error }, 'could not record the encryption key in use');
+    });
+    closers.add('key use', () => {
+      recording.stop();
+      return Promise.resolve();
+    });
+  } else {
+    logger.warn(
+      'Redis holds paid outcomes and pending searches in clear (ALLOW_PLAINTEXT_REDIS=true): for local use only',
+    );
+  }
   return redis;
 }

@@ -24,6 +24,7 @@ export function topicSettings(config: Config): TopicSettings {
     replicationFactor: config.TOPIC_REPLICATION_FACTOR,
     requestRetentionMs: config.REQUEST_RETENTION_MS,
     outputRetentionMs: config.OUTPUT_RETENTION_MS,
+    auditRetentionMs: config.AUDIT_RETENTION_MS,
   };
 }
 
@@ -108,6 +109,7 @@ export function idempotencySettings(config: Config): RedisIdempotencySettings {
     windowSeconds: config.DEDUPE_WINDOW_SECONDS,
     // Refreshed while the call runs; lapses only when its holder is gone.
     reservationTtlMs: config.VENDOR_TIMEOUT_MS + 10_000,
+    atRest: config.atRest,
   };
 }
 

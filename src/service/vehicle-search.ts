@@ -26,7 +26,11 @@ export function createTracker(
   const { kafka, admin, redis } = deps.infra;
   const { metrics } = deps.calls;
   const store = redis
-    ? redisPendingStore(redis, `${config.TOPIC_PREFIX}:vehicle-search`)
+    ? redisPendingStore(
+        redis,
+        `${config.TOPIC_PREFIX}:vehicle-search`,
+        config.atRest && { atRest: config.atRest, indexTtlMs: config.DEDUPE_WINDOW_SECONDS * 1000 },
+      )
     : memoryPendingStore();
   metrics.attach({ pendingSearches: () => store.count() });
   return createVehicleSearchTracker({

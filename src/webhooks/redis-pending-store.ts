@@ -1,4 +1,7 @@
 import type { Redis } from 'ioredis';
+import { openStored } from '../at-rest/stored-values.js';
+import { subjectOfKey } from '../at-rest/subjects.js';
+import type { AtRest } from '../config-at-rest.js';
 import { EXTEND_IF_OURS, RELEASE_IF_OURS, runScriptText } from '../redis-script.js';
 import { decodeSearch, encodeSearch, type PendingSearch, type PendingStore } from './pending-store.js';
 
@@ -9,6 +12,11 @@ import { decodeSearch, encodeSearch, type PendingSearch, type PendingStore } fro
  *   {prefix}:claim:<requestId>  owner token, PX ttl (SET NX): one replica works a search at once
  *   {prefix}:webhook-fetch:<requestId>  PX interval (SET NX): one webhook-driven GET per interval
  *   {prefix}:done:<requestId>   searchId of the search finished last, PX ttl
+ *   {prefix}:subject:<hmac>     set of requestIds whose request key is that tax id or plate
+ *                               (keyed hash, subjects.ts), PX index ttl: what erasure finds
+ * With encryption at rest, a search is stored as {"searchId", "sealed": base64 AES-256-GCM of
+ * its JSON}: the scripts below compare the searchId (a vendor id, not personal data) in
+ * Redis, the key and metadata stay sealed. Entries stored in clear before are still read.
  * The braces keep every key in one cluster slot, so the scripts below may touch them together.
  * Redis must not evict keys (maxmemory-policy noeviction): an evicted hash loses searches.
  */
@@ -43,11 +51,35 @@ end
 return 1
 `;
 
-export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore {
+export interface PendingStoreAtRest {
+  atRest: AtRest;
+  /** Life of a subject index entry, renewed on each add: past any search's life. */
+  indexTtlMs: number;
+}
+
+/** The Redis keys of the pending store under `keyPrefix` (the erase command reads them too). */
+export function pendingKeys(keyPrefix: string): {
+  searches: string;
+  due: string;
+  subject: (digest: string) => string;
+} {
   const base = `{${keyPrefix}}`;
-  const searches = `${base}:searches`;
-  const due = `${base}:due`;
+  return {
+    searches: `${base}:searches`,
+    due: `${base}:due`,
+    subject: (digest) => `${base}:subject:${digest}`,
+  };
+}
+
+export function redisPendingStore(
+  redis: Redis,
+  keyPrefix: string,
+  sealing?: PendingStoreAtRest,
+): PendingStore {
+  const base = `{${keyPrefix}}`;
+  const { searches, due } = pendingKeys(keyPrefix);
   const doneKey = (requestId: string): string => `${base}:done:${requestId}`;
+  const { encode, decode, subjectEntry } = searchCodec(keyPrefix, sealing);
   return {
     count: () => redis.zcard(due),
     async nextDue() {
@@ -55,11 +87,13 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
       return score === undefined ? undefined : Number(score);
     },
     async add(search, dueAt) {
-      const replies = await redis
+      const transaction = redis
         .multi()
-        .hset(searches, search.requestId, encodeSearch(search))
-        .zadd(due, dueAt, search.requestId)
-        .exec();
+        .hset(searches, search.requestId, encode(search))
+        .zadd(due, dueAt, search.requestId);
+      const entry = subjectEntry(search);
+      if (entry && sealing) transaction.sadd(entry, search.requestId).pexpire(entry, sealing.indexTtlMs);
+      const replies = await transaction.exec();
       // MULTI reports a failed command in its reply instead of throwing.
       const failed = replies?.find(([error]) => error !== null)?.[0];
       if (failed) throw failed;
@@ -67,7 +101,7 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
     },
     async get(requestId) {
       const text = await redis.hget(searches, requestId);
-      return text === null ? undefined : decodeSearch(text);
+      return text === null ? undefined : decode(requestId, text);
     },
     async takeDue(now, limit, leaseMs) {
       const ids: unknown = await redis.eval(TAKE_DUE, 1, due, now, limit, leaseMs);
@@ -82,7 +116,7 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
         search.requestId,
         search.searchId,
         dueAt,
-        encodeSearch(search),
+        encode(search),
       );
     },
     ...claims(redis, base),
@@ -98,6 +132,49 @@ export function redisPendingStore(redis: Redis, keyPrefix: string): PendingStore
     // The connection belongs to the composition root, which closes it.
     close: () => Promise.resolve(),
   };
+}
+
+/** Searches to the hash's values and back: sealed when keys are configured, in clear otherwise. */
+function searchCodec(
+  keyPrefix: string,
+  sealing: PendingStoreAtRest | undefined,
+): {
+  encode: (search: PendingSearch) => string;
+  decode: (requestId: string, text: string) => PendingSearch | undefined;
+  subjectEntry: (search: PendingSearch) => string | undefined;
+} {
+  const { searches, subject } = pendingKeys(keyPrefix);
+  const cipher = sealing?.atRest.cipher;
+  return {
+    encode: (search) =>
+      cipher
+        ? JSON.stringify({
+            searchId: search.searchId,
+            sealed: cipher.seal(encodeSearch(search), `${searches}:${search.requestId}`).toString('base64'),
+          })
+        : encodeSearch(search),
+    decode: (requestId, text) => {
+      const sealed = sealedOf(text);
+      if (sealed === undefined) return decodeSearch(text);
+      return decodeSearch(openStored(cipher, sealed, `${searches}:${requestId}`).toString('utf8'));
+    },
+    subjectEntry: (search) => {
+      if (!sealing || search.key === null) return undefined;
+      const found = subjectOfKey(Buffer.from(search.key, 'base64').toString('utf8'));
+      return found ? subject(sealing.atRest.index.digest(found)) : undefined;
+    },
+  };
+}
+
+/** The sealed bytes of an entry stored with encryption at rest; undefined for one in clear. */
+function sealedOf(text: string): Buffer | undefined {
+  if (!text.includes('"sealed"')) return undefined;
+  try {
+    const parsed = JSON.parse(text) as { sealed?: unknown };
+    return typeof parsed.sealed === 'string' ? Buffer.from(parsed.sealed, 'base64') : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A search's claim: one worker at a time, renewed while it works, given back by its holder only. */

@@ -12,6 +12,7 @@ import { startService, type Service, type ServiceOptions } from '../../src/main.
 import { createRegistryClient } from '../../src/producers/registry-client.js';
 import { registryCodec, type ValueCodec } from '../../src/producers/value-codec.js';
 import { cpfFor, type Sandbox } from '../../src/sandbox/index.js';
+import { atRestEnv } from './at-rest-keys.js';
 import { kafkaClient, randomName } from './stack.js';
 
 export const SANDBOX_KEY = 'test-key';
@@ -31,6 +32,7 @@ export function serviceEnv(
     KAFKA_BROKERS: inject('kafkaBrokers'),
     SCHEMA_REGISTRY_URL: inject('schemaRegistryUrl'),
     REDIS_URL: inject('redisUrl'),
+    ...atRestEnv(),
     VENDOR_BASE_URL: sandbox.url,
     ALLOW_INSECURE_VENDOR: 'true',
     VENDOR_API_KEY: SANDBOX_KEY,

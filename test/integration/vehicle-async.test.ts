@@ -15,6 +15,7 @@ import { isFramed } from '../../src/producers/value-codec.js';
 import { createSandbox, plateFor, type KnobsPatch, type Sandbox } from '../../src/sandbox/index.js';
 import { redisPendingStore, signedHeaders, WEBHOOK_HEADERS, WEBHOOK_PATH } from '../../src/webhooks/index.js';
 import { kafkaClient, randomName } from '../helpers/stack.js';
+import { atRestEnv } from '../helpers/at-rest-keys.js';
 
 const API_KEY = 'sandbox-key';
 const SECRET = 'integration-secret-0123456789';
@@ -89,6 +90,7 @@ function serviceConfig(prefix: string, groupId: string, sandbox: Sandbox, env: R
     KAFKA_BROKERS: inject('kafkaBrokers'),
     SCHEMA_REGISTRY_URL: inject('schemaRegistryUrl'),
     REDIS_URL: inject('redisUrl'),
+    ...atRestEnv(),
     TOPIC_PREFIX: prefix,
     TOPIC_PARTITIONS: '2',
     KAFKA_GROUP_ID: groupId,

@@ -38,8 +38,14 @@ describe('loadConfig', () => {
     [{ COMMIT_MAX_INTERVAL_MS: 'soon' }, /^COMMIT_MAX_INTERVAL_MS: /],
     [{ ANSWER_GATHER_MAX_MS: '-1' }, /^ANSWER_GATHER_MAX_MS: /],
     [{ ANSWER_GATHER_MAX_MS: '2.5' }, /^ANSWER_GATHER_MAX_MS: /],
-    [{ OUTPUT_RETENTION_MS: '0' }, /^OUTPUT_RETENTION_MS: must be -1 \(forever\) or a positive/],
+    [{ OUTPUT_RETENTION_MS: '0' }, /^OUTPUT_RETENTION_MS: must be a positive number of milliseconds/],
+    [{ OUTPUT_RETENTION_MS: '-1' }, /^OUTPUT_RETENTION_MS: must be a positive .*-1 is no longer accepted/],
     [{ REQUEST_RETENTION_MS: '-2' }, /^REQUEST_RETENTION_MS: /],
+    [{ AUDIT_RETENTION_MS: '-1' }, /^AUDIT_RETENTION_MS: must be a positive/],
+    [
+      { OUTPUT_RETENTION_MS: '2000', AUDIT_RETENTION_MS: '1000' },
+      /^AUDIT_RETENTION_MS: must be at least OUTPUT_RETENTION_MS \(2000\)/,
+    ],
     [{ HTTP_PORT: '70000' }, /^HTTP_PORT: /],
     [{ ADMIN_PORT: '-1' }, /^ADMIN_PORT: /],
     [{ RESULT_MAX_BYTES: String(4 * 1024 * 1024) }, /^RESULT_MAX_BYTES: must leave room for headers/],
@@ -72,7 +78,8 @@ describe('loadConfig', () => {
     const defaults = loadConfig(base);
     for (const name of blank) expect([name, config[name]]).toEqual([name, defaults[name]]);
     expect(config.HTTP_PORT).toBe(8080);
-    expect(config.OUTPUT_RETENTION_MS).toBe(-1);
+    expect(config.OUTPUT_RETENTION_MS).toBe(30 * 24 * 3600 * 1000);
+    expect(config.AUDIT_RETENTION_MS).toBe(400 * 24 * 3600 * 1000);
     expect(config.WEBHOOK_FETCH_INTERVAL_MS).toBe(10_000);
   });
 

@@ -46,7 +46,7 @@ describe('schemas/asyncapi.yaml', () => {
     expect(actions).toContain('send {prefix}.audit');
   });
 
-  it('describes the audit topic as plain JSON keyed by the action, with the schema the console writes', () => {
+  it('describes the audit topic as plain JSON keyed by the action, with the schema the console and erase write', () => {
     const document = parse(text) as {
       channels: Record<string, { address: string; messages: Record<string, { $ref: string }> }>;
       components: { messages: Record<string, AuditMessage> };
@@ -57,7 +57,7 @@ describe('schemas/asyncapi.yaml', () => {
     expect(audit?.payload.schema).toEqual(generateJsonSchemas().get('audit'));
     // No registry framing: the console writes JSON as is, whatever SCHEMA_REGISTRY_URL says.
     expect(audit?.bindings.kafka).not.toHaveProperty('schemaIdLocation');
-    expect(audit?.bindings.kafka.key.enum).toEqual(['reveal', 'redrive-started', 'redrive']);
+    expect(audit?.bindings.kafka.key.enum).toEqual(['reveal', 'redrive-started', 'redrive', 'erase']);
     expect(Object.keys(audit?.headers.properties ?? {})).toEqual(['content-type']);
   });
 });

@@ -1,0 +1,62 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * The people a stored value is about, found again without keeping their identifiers in clear:
+ * each value written to Redis is listed under a keyed hash (HMAC-SHA256, REDIS_INDEX_KEY) of
+ * the tax id or plate its request named, in an index entry that expires with the value. The
+ * erase command hashes the identifier it is given the same way.
+ */
+export type SubjectKind = 'tax-id' | 'plate';
+
+export interface DataSubject {
+  kind: SubjectKind;
+  /** Normalized: a tax id's digits; a plate's letters and digits, upper case. */
+  value: string;
+}
+
+/** Params that name a person or a company by tax id (contract.md's operations table). */
+const TAX_ID_PARAMS = ['cpf', 'cnpj', 'taxId', 'taxIdFull'] as const;
+const PLATE_PARAMS = ['licensePlate'] as const;
+
+export function normalizeSubject(kind: SubjectKind, raw: string): string {
+  return kind === 'tax-id' ? raw.replace(/\D/g, '') : raw.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
+}
+
+/** The tax ids and plates a request's params name (the contract lets each request name one). */
+export function subjectsOfParams(params: unknown): DataSubject[] {
+  if (typeof params !== 'object' || params === null) return [];
+  const record = params as Record<string, unknown>;
+  const found: DataSubject[] = [];
+  const add = (kind: SubjectKind, raw: unknown): void => {
+    if (typeof raw !== 'string') return;
+    const value = normalizeSubject(kind, raw);
+    if (value !== '' && !found.some((s) => s.kind === kind && s.value === value)) found.push({ kind, value });
+  };
+  for (const name of TAX_ID_PARAMS) add('tax-id', record[name]);
+  for (const name of PLATE_PARAMS) add('plate', record[name]);
+  return found;
+}
+
+/** A message key read as a tax id (11 or 14 digits) or a plate (Brazilian, old or Mercosul). */
+export function subjectOfKey(key: string): DataSubject | undefined {
+  const digits = normalizeSubject('tax-id', key);
+  if (/^[\d.\-/\s]+$/.test(key) && (digits.length === 11 || digits.length === 14))
+    return { kind: 'tax-id', value: digits };
+  const plate = normalizeSubject('plate', key);
+  if (/^[A-Za-z0-9\-\s]+$/.test(key) && /^[A-Z]{3}\d[A-Z0-9]\d{2}$/.test(plate))
+    return { kind: 'plate', value: plate };
+  return undefined;
+}
+
+/** Keyed hashes of subjects; the key never leaves this object. */
+export class SubjectIndex {
+  readonly #key: Buffer;
+
+  constructor(key: Buffer | string) {
+    this.#key = Buffer.isBuffer(key) ? Buffer.from(key) : Buffer.from(key, 'utf8');
+  }
+
+  digest(subject: DataSubject): string {
+    return createHmac('sha256', this.#key).update(`${subject.kind}:${subject.value}`).digest('hex');
+  }
+}

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sealedKeyId } from '../../../src/at-rest/cipher.js';
+import { loadConfig } from '../../../src/config.js';
+
+const base = {
+  KAFKA_BROKERS: '127.0.0.1:9092',
+  VENDOR_BASE_URL: 'https://vendor.example',
+  VENDOR_API_KEY: 'k',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+};
+const dir = mkdtempSync(join(tmpdir(), 'config-at-rest-'));
+const file = (name: string, content: string): string => {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+};
+const material = randomBytes(32).toString('base64');
+const indexKey = randomBytes(32).toString('base64');
+
+describe('encryption at rest settings', () => {
+  it('refuses to start with Redis and no keys, unless ALLOW_PLAINTEXT_REDIS says so', () => {
+    expect(() => loadConfig(base)).toThrow(
+      /^REDIS_ENCRYPTION_KEYS: is required with REDIS_URL .*ALLOW_PLAINTEXT_REDIS=true for local use/,
+    );
+    expect(loadConfig({ ...base, ALLOW_PLAINTEXT_REDIS: 'true' }).atRest).toBeUndefined();
+    // Without Redis, nothing personal is kept outside the process.
+    expect(loadConfig({ ...base, REDIS_URL: undefined }).atRest).toBeUndefined();
+  });
+
+  it('reads the keys and the index key from files; the first key seals', () => {
+    const config = loadConfig({
+      ...base,
+      REDIS_ENCRYPTION_KEYS_FILE: file(
+        'keys',
+        `# rotated 2026-05\nnew:${material}\n\nold:${randomBytes(32).toString('base64')}\n`,
+      ),
+      REDIS_INDEX_KEY_FILE: file('index', `${indexKey}\n`),
+    });
+    expect(config.atRest?.cipher.keyIds).toEqual(['new', 'old']);
+    expect(sealedKeyId(config.atRest?.cipher.seal('x', 'c') ?? Buffer.alloc(0))).toBe('new');
+    expect(JSON.stringify(config)).not.toContain(material);
+    expect(JSON.stringify(config)).not.toContain(indexKey);
+  });
+
+  it.each([
+    [{ REDIS_ENCRYPTION_KEYS: `k1:${material}` }, /^REDIS_INDEX_KEY: is required with REDIS_ENCRYPTION_KEYS/],
+    [{ REDIS_INDEX_KEY: indexKey }, /^REDIS_ENCRYPTION_KEYS: is required with REDIS_INDEX_KEY/],
+    [
+      { REDIS_ENCRYPTION_KEYS: `k1:${material}`, REDIS_INDEX_KEY: 'short' },
+      /^REDIS_INDEX_KEY: must be at least 32/,
+    ],
+    [
+      { REDIS_ENCRYPTION_KEYS: 'k1:c2hvcnQ=', REDIS_INDEX_KEY: indexKey },
+      /^REDIS_ENCRYPTION_KEYS: line 1: key "k1" must be 32 bytes/,
+    ],
+    [
+      { REDIS_ENCRYPTION_KEYS: material, REDIS_INDEX_KEY: indexKey },
+      /^REDIS_ENCRYPTION_KEYS: line 1: expected <id>:<base64 key>/,
+    ],
+    [
+      { REDIS_ENCRYPTION_KEYS: `k1:${material}\nk1:${material}`, REDIS_INDEX_KEY: indexKey },
+      /^REDIS_ENCRYPTION_KEYS: line 2: key id "k1" is listed twice/,
+    ],
+    [
+      { REDIS_ENCRYPTION_KEYS: '# none\n', REDIS_INDEX_KEY: indexKey },
+      /^REDIS_ENCRYPTION_KEYS: lists no key/,
+    ],
+  ])('stops start-up naming the setting, never the key (%o)', (override, message) => {
+    let caught: unknown;
+    try {
+      loadConfig({ ...base, ...override });
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as Error).message).toMatch(message);
+    expect(String(caught)).not.toContain(material);
+  });
+
+  it('names the _FILE setting when a key read from a file is refused', () => {
+    expect(() =>
+      loadConfig({
+        ...base,
+        REDIS_ENCRYPTION_KEYS_FILE: file('bad-keys', 'k1:AAAA\n'),
+        REDIS_INDEX_KEY: indexKey,
+      }),
+    ).toThrow(/^REDIS_ENCRYPTION_KEYS_FILE: line 1: key "k1" must be 32 bytes/);
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { SubjectIndex, subjectOfKey, subjectsOfParams } from '../../../src/at-rest/subjects.js';
+
+describe('data subjects of a request', () => {
+  it('finds the tax id or plate a request names, normalized', () => {
+    expect(subjectsOfParams({ taxId: '529.982.247-25' })).toEqual([{ kind: 'tax-id', value: '52998224725' }]);
+    expect(subjectsOfParams({ cpf: '52998224725', uf: 'SP' })).toEqual([
+      { kind: 'tax-id', value: '52998224725' },
+    ]);
+    expect(subjectsOfParams({ licensePlate: 'abc-1d23' })).toEqual([{ kind: 'plate', value: 'ABC1D23' }]);
+    expect(subjectsOfParams({ file: { url: 'https://x' } })).toEqual([]);
+    expect(subjectsOfParams(null)).toEqual([]);
+  });
+
+  it('reads a message key as a tax id or a plate, and nothing else', () => {
+    expect(subjectOfKey('529.982.247-25')).toEqual({ kind: 'tax-id', value: '52998224725' });
+    expect(subjectOfKey('ABC1D23')).toEqual({ kind: 'plate', value: 'ABC1D23' });
+    expect(subjectOfKey('0001234-56.2024.8.26.0100')).toBeUndefined();
+    expect(subjectOfKey('order-17')).toBeUndefined();
+  });
+
+  it('hashes with its key: the same subject gives the same digest, another key another one', () => {
+    const subject = { kind: 'tax-id' as const, value: '52998224725' };
+    const a = new SubjectIndex('a'.repeat(32));
+    expect(a.digest(subject)).toMatch(/^[0-9a-f]{64}$/);
+    expect(a.digest(subject)).toBe(new SubjectIndex('a'.repeat(32)).digest(subject));
+    expect(a.digest(subject)).not.toBe(new SubjectIndex('b'.repeat(32)).digest(subject));
+    expect(a.digest(subject)).not.toBe(a.digest({ kind: 'plate', value: '52998224725' }));
+  });
+});
