@@ -16,6 +16,7 @@ import { readConsoleTokens, type ConsoleTokens, type TokenSettings } from './con
 import {
   bool,
   consoleToken,
+  strongSecret,
   host,
   int,
   limitsJson,
@@ -163,7 +164,7 @@ const envSchema = z.object({
    */
   DEPENDENCY_CHECK_INTERVAL_MS: int(200, 5_000),
   WEBHOOK_PUBLIC_URL: optionalUrl,
-  WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  WEBHOOK_SECRET: strongSecret.optional(),
   /** How the vendor calls the sink back (vendor-api.md, "POST /vehicles-async/v3"). The sink accepts all four. */
   WEBHOOK_METHOD: z.enum(WEBHOOK_METHODS).default('POST'),
   /** One webhook-driven vendor GET per search per interval: replayed calls cost nothing more. */
@@ -291,6 +292,17 @@ function checkSettingPairs(rest: Omit<Env, 'VENDOR_LIMITS' | TokenSettings>): vo
       'must differ from HTTP_PORT (the admin routes stay off the public port)',
     );
   }
+  if (
+    !rest.ALLOW_INSECURE_TRANSPORT &&
+    rest.WEBHOOK_PUBLIC_URL !== undefined &&
+    !rest.WEBHOOK_PUBLIC_URL.startsWith('https:')
+  ) {
+    // The vendor sends the search's result (a plate, an owner's document) to this address.
+    throw new ConfigError(
+      'WEBHOOK_PUBLIC_URL',
+      'must be https (ALLOW_INSECURE_TRANSPORT=true allows http, for local use)',
+    );
+  }
   if (!rest.ALLOW_INSECURE_VENDOR && !rest.VENDOR_BASE_URL.startsWith('https:')) {
     throw new ConfigError(
       'VENDOR_BASE_URL',
@@ -310,7 +322,7 @@ function checkSettingPairs(rest: Omit<Env, 'VENDOR_LIMITS' | TokenSettings>): vo
   }
 }
 
-function transportSecurity(env: Parameters<typeof kafkaSecurity>[0]): TransportSecurity {
+function transportSecurity(env: Parameters<typeof registryAuth>[0]): TransportSecurity {
   return { kafkaSecurity: Object.freeze(kafkaSecurity(env)), registryAuth: registryAuth(env) };
 }
 
@@ -381,6 +393,8 @@ export function devEnvironment(env: NodeJS.ProcessEnv = process.env): Record<str
     VENDOR_RATE_PER_SECOND: '20',
     // The sandbox calls the sink on the service's own port (0 = the port it bound).
     WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',
+    // The webhook over http on loopback, and the stack's plaintext listeners.
+    ALLOW_INSECURE_TRANSPORT: 'true',
     WEBHOOK_SECRET: randomBytes(24).toString('hex'),
     VEHICLE_SEARCH_POLL_MS: '5000',
     ...env,
