@@ -14,6 +14,7 @@ export const SECRET_SETTINGS = [
   'REDIS_PASSWORD',
   'CONSOLE_TOKEN',
   'CONSOLE_OPERATOR_TOKEN',
+  'CONSOLE_TOKENS',
 ] as const;
 
 /** The environment with every `<NAME>_FILE` of a secret setting read into `<NAME>`. */

@@ -195,6 +195,8 @@ const envSchema = z.object({
   CONSOLE_TOKEN: consoleToken,
   /** The operator token may also reveal personal data and redrive. */
   CONSOLE_OPERATOR_TOKEN: consoleToken,
+  /** `name:role:token` lines, one per operator: audit events name who acted (config-console.ts). */
+  CONSOLE_TOKENS: unlessBlank(z.string().min(1)),
   /** The console's cookies carry Secure: set it where browsers reach the admin listener over https. */
   CONSOLE_SECURE_COOKIES: bool(false),
 });
@@ -236,8 +238,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const detail = issue?.path.slice(1).join('.');
     throw new ConfigError(setting, `${detail ? `${detail}: ` : ''}${issue?.message ?? 'invalid'}`);
   }
-  const { VENDOR_LIMITS, CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, ...rest } = parsed.data;
-  const consoleTokens = readConsoleTokens({ CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN });
+  const { VENDOR_LIMITS, CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, CONSOLE_TOKENS, ...rest } = parsed.data;
+  const consoleTokens = readConsoleTokens({ CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, CONSOLE_TOKENS }, (name) =>
+    settingGiven(env, name),
+  );
   checkSettingPairs(rest);
   return Object.freeze({
     ...rest,

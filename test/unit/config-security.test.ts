@@ -17,6 +17,13 @@ function file(name: string, content: string): string {
   return path;
 }
 
+const tokenName = (name: string): string =>
+  name === 'CONSOLE_TOKEN'
+    ? 'shared-read-only'
+    : name === 'CONSOLE_OPERATOR_TOKEN'
+      ? 'shared-operator'
+      : 'ana';
+
 describe('secret settings given as files', () => {
   it.each(SECRET_SETTINGS)('%s_FILE is read into %s, its final newline dropped', (name) => {
     const env = { ...base, [name]: undefined, [`${name}_FILE`]: file(name, 'from-a-file-0123456789\n') };
@@ -29,14 +36,14 @@ describe('secret settings given as files', () => {
             ? { SCHEMA_REGISTRY_USERNAME: 'u' }
             : name === 'CONSOLE_OPERATOR_TOKEN'
               ? { CONSOLE_TOKEN: 'read-only-token-123456' }
-              : {};
+              : name === 'CONSOLE_TOKENS'
+                ? { [`${name}_FILE`]: file(name, 'ana:operator:from-a-file-0123456789\n') }
+                : {};
     const config = loadConfig({ ...env, ...extra });
     const value =
-      name === 'CONSOLE_TOKEN'
-        ? config.console?.readOnly
-        : name === 'CONSOLE_OPERATOR_TOKEN'
-          ? config.console?.operator
-          : config[name];
+      name === 'CONSOLE_TOKEN' || name === 'CONSOLE_OPERATOR_TOKEN' || name === 'CONSOLE_TOKENS'
+        ? config.console?.tokens.find((t) => t.name === tokenName(name))?.token
+        : config[name];
     expect(value).toBe('from-a-file-0123456789');
   });
 
@@ -158,7 +165,7 @@ describe('weak settings are refused at start-up, naming the setting (issue 39, N
       WEBHOOK_SECRET: '3f9a0c6e1b2d4857a9c0e1f2b3d4a5c6e7f8091a2b3c4d5e',
       CONSOLE_TOKEN: '0f1e2d3c4b5a69788796a5b4c3d2e1f0',
     });
-    expect(config.console?.readOnly).toBe('0f1e2d3c4b5a69788796a5b4c3d2e1f0');
+    expect(config.console?.tokens[0]?.token).toBe('0f1e2d3c4b5a69788796a5b4c3d2e1f0');
   });
 });
 
