@@ -153,8 +153,11 @@ const envSchema = z.object({
   ),
   HTTP_HOST: host('0.0.0.0'),
   HTTP_PORT: port(8080),
-  /** Health, readiness and metrics: a listener apart from the public webhook sink. */
-  ADMIN_HOST: host('0.0.0.0'),
+  /**
+   * Health, readiness, metrics and the console: a listener apart from the public webhook sink,
+   * on loopback unless set (the chart sets 0.0.0.0, the pod's address).
+   */
+  ADMIN_HOST: host('127.0.0.1'),
   ADMIN_PORT: port(9090),
   /** How often the consumer lag metric is read from the brokers. */
   CONSUMER_LAG_INTERVAL_MS: int(100, 15_000),

@@ -76,9 +76,9 @@ describe('loadConfig', () => {
     expect(config.WEBHOOK_FETCH_INTERVAL_MS).toBe(10_000);
   });
 
-  it('reads a blank listen address as not given: 0.0.0.0, never the empty string', () => {
+  it('reads a blank listen address as not given (its default), never the empty string', () => {
     const config = loadConfig({ ...base, HTTP_HOST: '', ADMIN_HOST: '' });
-    expect([config.HTTP_HOST, config.ADMIN_HOST]).toEqual(['0.0.0.0', '0.0.0.0']);
+    expect([config.HTTP_HOST, config.ADMIN_HOST]).toEqual(['0.0.0.0', '127.0.0.1']);
   });
 
   it.each(['LOG_LEVEL', 'TOPIC_PREFIX', 'CREATE_TOPICS', 'VENDOR_LIMITS'])(
@@ -210,6 +210,15 @@ describe('console settings', () => {
     ],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(message);
+  });
+});
+
+describe('listeners', () => {
+  it('binds the admin listener (health, metrics, console) to loopback unless told (issue 39, N3)', () => {
+    const config = loadConfig(base);
+    expect(config.ADMIN_HOST).toBe('127.0.0.1');
+    expect(config.HTTP_HOST).toBe('0.0.0.0');
+    expect(loadConfig({ ...base, ADMIN_HOST: '0.0.0.0' }).ADMIN_HOST).toBe('0.0.0.0');
   });
 });
 
