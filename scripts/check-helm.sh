@@ -98,11 +98,29 @@ check_chart_values() {
     --show-only templates/pdb.yaml >/dev/null 2>&1 || fail "podDisruptionBudget.enabled=false renders one"
   out="$("$helm" template check helm/verification-gateway --set networkPolicy.enabled=true \
     --set service.port=8081 --set admin.port=9191 --set networkPolicy.dnsPort=5353 \
+    --set 'networkPolicy.adminFrom[0].podSelector.matchLabels.app=prometheus' \
     --show-only templates/networkpolicy.yaml)"
   grep -q '{ port: 8081, protocol: TCP }' <<<"$out" || fail "the NetworkPolicy ignores service.port"
   grep -q '{ port: 9191, protocol: TCP }' <<<"$out" || fail "the NetworkPolicy ignores admin.port"
   grep -q '{ port: 5353, protocol: UDP }' <<<"$out" || fail "the NetworkPolicy ignores networkPolicy.dnsPort"
   ! grep -Eq 'port: (8080|9090|53),' <<<"$out" || fail "the NetworkPolicy keeps a default port"
+  # The public and the admin port in rules of their own, each with its own peers; none admits
+  # anyone to the admin port unless adminFrom lists peers.
+  out="$("$helm" template check helm/verification-gateway --set networkPolicy.enabled=true \
+    --set 'networkPolicy.ingressFrom[0].ipBlock.cidr=10.1.0.0/16' \
+    --set 'networkPolicy.adminFrom[0].namespaceSelector.matchLabels.team=monitoring' \
+    --show-only templates/networkpolicy.yaml)"
+  [[ "$(grep -c -- '- ports:' <<<"$out")" == 3 ]] || fail "the NetworkPolicy does not give the admin port a rule of its own"
+  grep -A4 -- '{ port: 8080, protocol: TCP }' <<<"$out" | grep -q '10.1.0.0/16' || fail "ingressFrom does not reach the public port"
+  ! grep -A4 -- '{ port: 8080, protocol: TCP }' <<<"$out" | grep -q 'monitoring' || fail "adminFrom reaches the public port"
+  grep -A5 -- '{ port: 9090, protocol: TCP }' <<<"$out" | grep -q 'team: monitoring' || fail "adminFrom does not reach the admin port"
+  ! grep -A5 -- '{ port: 9090, protocol: TCP }' <<<"$out" | grep -q '10.1.0.0/16' || fail "ingressFrom reaches the admin port"
+  out="$("$helm" template check helm/verification-gateway --set networkPolicy.enabled=true --show-only templates/networkpolicy.yaml)"
+  ! grep -q -- '{ port: 9090, protocol: TCP }' <<<"$out" || fail "the admin port is open to every peer without adminFrom"
+  out="$("$helm" template check helm/verification-gateway --show-only templates/configmap.yaml)"
+  grep -q '^  ADMIN_HOST: "0.0.0.0"$' <<<"$out" || fail "the pod's admin listener is not bound to its address"
+  out="$("$helm" template check helm/verification-gateway --set config.ADMIN_HOST=10.0.0.1 --show-only templates/configmap.yaml)"
+  [[ "$(grep -c 'ADMIN_HOST' <<<"$out")" == 1 ]] || fail "config.ADMIN_HOST does not replace the chart's ADMIN_HOST"
   for bad in replicaCount=abc service.port=-1 admin.port=70000 networkPolicy.dnsPort=0 \
     podDisruptionBudget.maxUnavailable=0 podDisruptionBudget.minAvailable=1; do
     if err="$("$helm" template check helm/verification-gateway --set "$bad" 2>&1 >/dev/null)"; then

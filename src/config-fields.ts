@@ -41,7 +41,19 @@ export const unlessBlank = <T extends z.ZodType>(schema: T) => blankAsUnset(sche
 export const optionalInt = (min: number) => unlessBlank(z.coerce.number().int().min(min));
 export const optionalUrl = unlessBlank(url);
 
-export const consoleToken = unlessBlank(z.string().min(16, 'must be at least 16 characters'));
+/** The fewest distinct characters a token or a secret may have: sixteen repeated characters are no secret. */
+export const MIN_DISTINCT_SECRET_CHARACTERS = 6;
+
+/** A token or shared secret: at least 16 characters, at least MIN_DISTINCT_SECRET_CHARACTERS of them distinct. */
+export const strongSecret = z
+  .string()
+  .min(16, 'must be at least 16 characters')
+  .refine(
+    (value) => new Set(value).size >= MIN_DISTINCT_SECRET_CHARACTERS,
+    `is weak: needs at least ${MIN_DISTINCT_SECRET_CHARACTERS} distinct characters (make one with: openssl rand -hex 24)`,
+  );
+
+export const consoleToken = unlessBlank(strongSecret);
 
 const operationLimit = z.strictObject({
   ratePerSecond: z.number().positive().optional(),

@@ -16,6 +16,7 @@ export const SECRET_SETTINGS = [
   'CONSOLE_OPERATOR_TOKEN',
   'REDIS_ENCRYPTION_KEYS',
   'REDIS_INDEX_KEY',
+  'CONSOLE_TOKENS',
 ] as const;
 
 /** The environment with every `<NAME>_FILE` of a secret setting read into `<NAME>`. */

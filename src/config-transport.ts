@@ -23,6 +23,11 @@ export const transportEnvShape = {
   SCHEMA_REGISTRY_USERNAME: optionalText,
   SCHEMA_REGISTRY_PASSWORD: optionalText,
   REDIS_PASSWORD: optionalText,
+  /**
+   * For local use only: SASL without TLS, basic auth to an http schema registry, an http
+   * WEBHOOK_PUBLIC_URL. Each sends credentials or personal data in clear.
+   */
+  ALLOW_INSECURE_TRANSPORT: bool(false),
 };
 
 type TransportEnv = z.infer<z.ZodObject<typeof transportEnvShape>>;
@@ -76,18 +81,32 @@ export function kafkaSecurity(env: TransportEnv): KafkaSecurity {
         'is required with KAFKA_SASL_MECHANISM (or KAFKA_SASL_PASSWORD_FILE)',
       );
     }
+    if (!env.KAFKA_SSL && !env.ALLOW_INSECURE_TRANSPORT) {
+      throw new ConfigError(
+        'KAFKA_SASL_MECHANISM',
+        `${env.KAFKA_SASL_MECHANISM} without TLS exposes the login and every message: set KAFKA_SSL=true (ALLOW_INSECURE_TRANSPORT=true allows it, for local use)`,
+      );
+    }
     security.sasl = { mechanism: env.KAFKA_SASL_MECHANISM, username, password };
   }
   return security;
 }
 
-export function registryAuth(env: TransportEnv): RegistryAuth | undefined {
+export function registryAuth(
+  env: TransportEnv & { SCHEMA_REGISTRY_URL?: string | undefined },
+): RegistryAuth | undefined {
   const { SCHEMA_REGISTRY_USERNAME: username, SCHEMA_REGISTRY_PASSWORD: password } = env;
   if (username === undefined && password === undefined) return undefined;
   if (username === undefined || password === undefined) {
     throw new ConfigError(
       username === undefined ? 'SCHEMA_REGISTRY_USERNAME' : 'SCHEMA_REGISTRY_PASSWORD',
       'basic auth needs both SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD',
+    );
+  }
+  if (!env.ALLOW_INSECURE_TRANSPORT && env.SCHEMA_REGISTRY_URL?.startsWith('http:') === true) {
+    throw new ConfigError(
+      'SCHEMA_REGISTRY_URL',
+      'must be https with basic auth, which would send the password in clear (ALLOW_INSECURE_TRANSPORT=true allows it, for local use)',
     );
   }
   return { username, password };

@@ -17,6 +17,7 @@ import { readAtRest, type AtRest } from './config-at-rest.js';
 import {
   bool,
   consoleToken,
+  strongSecret,
   host,
   int,
   limitsJson,
@@ -167,8 +168,11 @@ const envSchema = z.object({
   ),
   HTTP_HOST: host('0.0.0.0'),
   HTTP_PORT: port(8080),
-  /** Health, readiness and metrics: a listener apart from the public webhook sink. */
-  ADMIN_HOST: host('0.0.0.0'),
+  /**
+   * Health, readiness, metrics and the console: a listener apart from the public webhook sink,
+   * on loopback unless set (the chart sets 0.0.0.0, the pod's address).
+   */
+  ADMIN_HOST: host('127.0.0.1'),
   ADMIN_PORT: port(9090),
   /** How often the consumer lag metric is read from the brokers. */
   CONSUMER_LAG_INTERVAL_MS: int(100, 15_000),
@@ -178,7 +182,7 @@ const envSchema = z.object({
    */
   DEPENDENCY_CHECK_INTERVAL_MS: int(200, 5_000),
   WEBHOOK_PUBLIC_URL: optionalUrl,
-  WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  WEBHOOK_SECRET: strongSecret.optional(),
   /** How the vendor calls the sink back (vendor-api.md, "POST /vehicles-async/v3"). The sink accepts all four. */
   WEBHOOK_METHOD: z.enum(WEBHOOK_METHODS).default('POST'),
   /** One webhook-driven vendor GET per search per interval: replayed calls cost nothing more. */
@@ -209,6 +213,8 @@ const envSchema = z.object({
   CONSOLE_TOKEN: consoleToken,
   /** The operator token may also reveal personal data and redrive. */
   CONSOLE_OPERATOR_TOKEN: consoleToken,
+  /** `name:role:token` lines, one per operator: audit events name who acted (config-console.ts). */
+  CONSOLE_TOKENS: unlessBlank(z.string().min(1)),
   /** The console's cookies carry Secure: set it where browsers reach the admin listener over https. */
   CONSOLE_SECURE_COOKIES: bool(false),
 });
@@ -254,9 +260,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const detail = issue?.path.slice(1).join('.');
     throw new ConfigError(setting, `${detail ? `${detail}: ` : ''}${issue?.message ?? 'invalid'}`);
   }
-  const { VENDOR_LIMITS, CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, ...withKeys } = parsed.data;
+  const { VENDOR_LIMITS, CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, CONSOLE_TOKENS, ...withKeys } = parsed.data;
   const { REDIS_ENCRYPTION_KEYS, REDIS_INDEX_KEY, ...rest } = withKeys;
-  const consoleTokens = readConsoleTokens({ CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN });
+  const consoleTokens = readConsoleTokens({ CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, CONSOLE_TOKENS }, (name) =>
+    settingGiven(env, name),
+  );
   checkSettingPairs(rest);
   const atRest = readAtRest(
     {
@@ -327,6 +335,17 @@ function checkSettingPairs(rest: Omit<Env, 'VENDOR_LIMITS' | TokenSettings | AtR
       'must differ from HTTP_PORT (the admin routes stay off the public port)',
     );
   }
+  if (
+    !rest.ALLOW_INSECURE_TRANSPORT &&
+    rest.WEBHOOK_PUBLIC_URL !== undefined &&
+    !rest.WEBHOOK_PUBLIC_URL.startsWith('https:')
+  ) {
+    // The vendor sends the search's result (a plate, an owner's document) to this address.
+    throw new ConfigError(
+      'WEBHOOK_PUBLIC_URL',
+      'must be https (ALLOW_INSECURE_TRANSPORT=true allows http, for local use)',
+    );
+  }
   if (!rest.ALLOW_INSECURE_VENDOR && !rest.VENDOR_BASE_URL.startsWith('https:')) {
     throw new ConfigError(
       'VENDOR_BASE_URL',
@@ -346,7 +365,7 @@ function checkSettingPairs(rest: Omit<Env, 'VENDOR_LIMITS' | TokenSettings | AtR
   }
 }
 
-function transportSecurity(env: Parameters<typeof kafkaSecurity>[0]): TransportSecurity {
+function transportSecurity(env: Parameters<typeof registryAuth>[0]): TransportSecurity {
   return { kafkaSecurity: Object.freeze(kafkaSecurity(env)), registryAuth: registryAuth(env) };
 }
 
@@ -417,6 +436,8 @@ export function devEnvironment(env: NodeJS.ProcessEnv = process.env): Record<str
     VENDOR_RATE_PER_SECOND: '20',
     // The sandbox calls the sink on the service's own port (0 = the port it bound).
     WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',
+    // The webhook over http on loopback, and the stack's plaintext listeners.
+    ALLOW_INSECURE_TRANSPORT: 'true',
     WEBHOOK_SECRET: randomBytes(24).toString('hex'),
     VEHICLE_SEARCH_POLL_MS: '5000',
     ...env,

@@ -1,7 +1,12 @@
+import { userInfo } from 'node:os';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { loadAuditConfig, type AuditConfig } from '../config.js';
-import { CommandError } from '../errors.js';
+import { kafkaAuditLog } from '../console/audit-log.js';
+import { maskKey } from '../console/mask.js';
+import { ACTOR_PATTERN, type ConsoleAuditEvent } from '../contract/audit-events.js';
+import { isOperation } from '../contract/operations.js';
+import { CommandError, isErrorKind } from '../errors.js';
 import { createLogger } from '../observability/logger.js';
 import { routeProcessWarnings } from '../observability/node-warnings.js';
 import { openClients, type AuditClients } from './clients.js';
@@ -51,7 +56,9 @@ interface ConnectionFlags {
 type ReplayFlags = ConnectionFlags &
   WindowFlags &
   FilterFlags & { topic?: string[]; kind?: string[]; toTopic?: string };
-type RedriveFlags = ConnectionFlags & WindowFlags & FilterFlags & { dryRun?: boolean };
+type RedriveFlags = ConnectionFlags &
+  WindowFlags &
+  FilterFlags & { dryRun?: boolean; showKeys?: boolean; actor?: string };
 type EraseCommandFlags = ConnectionFlags & EraseFlags;
 
 export function registerAuditCommands(program: Command, testIo?: AuditIo): void {
@@ -75,7 +82,9 @@ export function registerAuditCommands(program: Command, testIo?: AuditIo): void 
       .description(
         'republish the requests of chosen dead letters to their request topics (same key and requestId)',
       )
-      .option('--dry-run', 'list what would be redriven; publish nothing'),
+      .option('--dry-run', 'list what would be redriven; publish nothing')
+      .option('--show-keys', 'print message keys (tax ids, plates) whole; masked by default')
+      .option('--actor <name>', 'who runs it, for the audit event (default: AUDIT_ACTOR, else the user)'),
     'dead letters',
   ).action((flags: RedriveFlags) => {
     const io = ioNow();
@@ -89,7 +98,7 @@ export function registerAuditCommands(program: Command, testIo?: AuditIo): void 
     .option('--tax-id <id>', 'the CPF or CNPJ of the person or company')
     .option('--plate <plate>', 'the licence plate')
     .option('--confirm', 'erase; without it, only list what would be erased')
-    .option('--actor <name>', 'who runs the erase, for the audit event (default: the OS user name)')
+    .option('--actor <name>', 'who runs the erase, for the audit event (default: AUDIT_ACTOR, else the user)')
     .option('--out <file>', 'write the retained ranges (JSON Lines) to this file instead of stdout')
     .option('--prefix <prefix>', 'topic prefix (default: TOPIC_PREFIX)')
     .option('--brokers <list>', 'host:port list (default: KAFKA_BROKERS)')
@@ -102,7 +111,7 @@ export function registerAuditCommands(program: Command, testIo?: AuditIo): void 
 }
 
 function planErase(flags: EraseCommandFlags, io: AuditIo): Body {
-  const plan = planEraseFlags(flags);
+  const plan = planEraseFlags(flags, actorOf(flags, io));
   return async (ctx) => {
     const sink = await openSink(flags, io);
     let completed = false;
@@ -185,18 +194,30 @@ function planRedrive(flags: RedriveFlags, io: AuditIo): Body {
   const window = parseWindow(flags);
   const filter = parseFilter(flags);
   const dryRun = flags.dryRun === true;
+  const actor = actorOf(flags, io);
   return async (ctx) => {
     const sink = await openSink(flags, io);
     let completed = false;
     let lines = 0;
+    let redriven = 0;
     const counting: LineSink = {
       write: (line) => {
         lines += 1;
-        return sink.write(line);
+        const fields = line as Record<string, unknown>;
+        if (fields.action === 'redriven') redriven += 1;
+        // A key is a tax id or a plate: masked as the console masks it, unless asked for.
+        const shown =
+          flags.showKeys !== true && typeof fields.key === 'string'
+            ? { ...fields, key: maskKey(fields.key) }
+            : line;
+        return sink.write(shown);
       },
       close: (done) => sink.close(done),
     };
+    const audit = dryRun ? undefined : redriveAudit(ctx, actor, describeRedrive(window, filter));
     try {
+      // Recorded before anything is sent: a redrive whose event cannot be written sends nothing.
+      await audit?.started();
       const s = await runRedrive(ctx, { window, filter, dryRun, sink: counting });
       const done = dryRun ? `${s.matched - s.skipped} would be redriven` : `${s.redriven} redriven`;
       const said = `${done}, ${s.skipped} skipped, of ${s.read} dead letters read`;
@@ -205,10 +226,115 @@ function planRedrive(flags: RedriveFlags, io: AuditIo): Body {
       completed = true;
       return said;
     } finally {
+      await audit?.finished(redriven);
       // A redrive's lines are the record of what it sent: kept even when it stops half-way,
       // as long as it has any (a run that failed before its first line replaces nothing).
       await closeSink(sink, completed || (!dryRun && lines > 0));
     }
+  };
+}
+
+/** --actor, else AUDIT_ACTOR, else the user running the command: recorded in its audit events. */
+function actorOf(flags: { actor?: string }, io: AuditIo): string {
+  const env = io.env ?? process.env;
+  const given = flags.actor ?? env.AUDIT_ACTOR;
+  const actor = given ?? safeUserName();
+  if (!ACTOR_PATTERN.test(actor)) {
+    throw badArguments(
+      given === undefined
+        ? `the user name cannot name the actor of the audit event: give --actor <name>`
+        : `--actor / AUDIT_ACTOR: letters, digits, '.', '_', '@' or '-' (64 at most)`,
+    );
+  }
+  return actor;
+}
+
+function safeUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return '';
+  }
+}
+
+type RedriveTarget = Extract<ConsoleAuditEvent, { action: 'redrive' }>['target'];
+
+/** What the redrive chose, without personal data: a key filter is said to be there, not what it was. */
+function describeRedrive(
+  window: ReturnType<typeof parseWindow>,
+  filter: ReturnType<typeof parseFilter>,
+): RedriveTarget {
+  const one = <T>(values: readonly T[] | undefined): T | undefined =>
+    values?.length === 1 ? values[0] : undefined;
+  const several = <T>(values: readonly T[] | undefined): T[] | undefined =>
+    values !== undefined && values.length > 1 ? [...values] : undefined;
+  const operations = filter.operations?.filter(isOperation);
+  const kinds = filter.errorKinds?.filter(isErrorKind);
+  const target: RedriveTarget = {};
+  if (window.kind === 'time') {
+    if (window.from) target.from = window.from.toISOString();
+    if (window.to) target.to = window.to.toISOString();
+  } else {
+    target.offsets = {
+      ...(window.partition === undefined ? {} : { partition: window.partition }),
+      ...(window.fromOffset === undefined ? {} : { fromOffset: window.fromOffset }),
+      ...(window.toOffset === undefined ? {} : { toOffset: window.toOffset }),
+    };
+  }
+  const operation = one(operations);
+  if (operation !== undefined) target.operation = operation;
+  const kind = one(kinds);
+  if (kind !== undefined) target.kind = kind;
+  const requestId = one(filter.requestIds);
+  if (requestId !== undefined) target.requestId = requestId;
+  const manyOperations = several(operations);
+  if (manyOperations) target.operations = manyOperations;
+  const manyKinds = several(kinds);
+  if (manyKinds) target.kinds = manyKinds;
+  const manyRequestIds = several(filter.requestIds);
+  if (manyRequestIds) target.requestIds = manyRequestIds;
+  if ((filter.keys ?? []).length > 0) target.keyFilter = true;
+  return target;
+}
+
+/** The redrive's two audit events on `<prefix>.audit`, as the console writes them, role `cli`. */
+function redriveAudit(
+  ctx: AuditContext,
+  actor: string,
+  target: RedriveTarget,
+): { started(): Promise<void>; finished(count: number): Promise<void> } {
+  const log = kafkaAuditLog(ctx.clients.kafka, ctx.config.TOPIC_PREFIX, createLogger({ level: 'silent' }));
+  let began = false;
+  return {
+    async started() {
+      await log.write({
+        action: 'redrive-started',
+        actor,
+        role: 'cli',
+        target,
+        at: new Date().toISOString(),
+      });
+      began = true;
+    },
+    async finished(count) {
+      try {
+        if (began)
+          await log.write({
+            action: 'redrive',
+            actor,
+            role: 'cli',
+            target,
+            count,
+            at: new Date().toISOString(),
+          });
+      } catch (error) {
+        ctx.warn(
+          `the audit event of the redrive could not be written (${error instanceof Error ? error.message : String(error)})`,
+        );
+      } finally {
+        await log.close().catch(() => undefined);
+      }
+    },
   };
 }
 

@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import { Redis } from 'ioredis';
 import { Partitioners } from 'kafkajs';
 import type { DataSubject } from '../at-rest/subjects.js';
@@ -7,7 +6,7 @@ import { eraseAuditEventSchema, type EraseAuditEvent } from '../contract/audit-e
 import { topicNames } from '../contract/operations.js';
 import { eraseSubjectData, findSubjectData, type SubjectData } from './erase-redis.js';
 import { maskSubject, parseSubject, retainedRanges, type RetainedRange } from './erase-ranges.js';
-import { AuditError, badArguments } from './errors.js';
+import { AuditError } from './errors.js';
 import type { LineSink } from './jsonl.js';
 import type { AuditContext } from './scan.js';
 
@@ -31,19 +30,9 @@ export interface ErasePlan {
   confirm: boolean;
 }
 
-export function planEraseFlags(flags: EraseFlags): ErasePlan {
-  const subject = parseSubject(flags);
-  const actor = (flags.actor ?? defaultActor()).trim();
-  if (actor === '' || actor.length > 128) throw badArguments('--actor must be 1-128 characters');
-  return { subject, actor, confirm: flags.confirm === true };
-}
-
-function defaultActor(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return '';
-  }
+/** `actor`: who runs it, as the audit commands read it (--actor, AUDIT_ACTOR, the user). */
+export function planEraseFlags(flags: EraseFlags, actor: string): ErasePlan {
+  return { subject: parseSubject(flags), actor, confirm: flags.confirm === true };
 }
 
 export interface EraseSummary {

@@ -37,7 +37,9 @@ export function kafkaAuditLog(kafka: Pick<Kafka, 'producer'>, prefix: string, lo
     async write(given) {
       // Throws on a field the contract does not know: a bug, never written to the topic.
       const event = consoleAuditEventSchema.parse(given);
-      logger.info({ audit: event }, `console ${event.action}`);
+      // Who acted is on the audit topic; the log keeps the action and its role.
+      const { actor: _actor, ...logged } = event;
+      logger.info({ audit: logged }, `console ${event.action}`);
       const p = await connected();
       await p.send({
         topic: auditTopic(prefix),

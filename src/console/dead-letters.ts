@@ -3,9 +3,9 @@ import { readOne } from '../audit/collect.js';
 import { AuditError } from '../audit/errors.js';
 import { member, type DecodedRecord } from '../audit/records.js';
 import { namesOf, scan, type AuditContext } from '../audit/scan.js';
-import { OPERATIONS } from '../contract/operations.js';
-import { ERROR_KINDS } from '../errors.js';
-import { requireOperator, roleOf } from './auth.js';
+import { isOperation, OPERATIONS } from '../contract/operations.js';
+import { ERROR_KINDS, isErrorKind } from '../errors.js';
+import { actorOf, requireOperator, roleOf } from './auth.js';
 import type { ConsoleDeps } from './index.js';
 import { page } from './index.js';
 import { maskKey, maskValue } from './mask.js';
@@ -52,16 +52,7 @@ export function rowOf(record: DecodedRecord): DeadLetterRow {
 }
 
 export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): void {
-  const cache = new Map<string, { rows: DeadLetterRow[]; matched: number; at: number }>();
-  const list = async (query: DeadLetterQuery): Promise<{ rows: DeadLetterRow[]; matched: number }> => {
-    const key = queryString(query);
-    const hit = cache.get(key);
-    if (hit && deps.now().getTime() - hit.at < CACHE_MS) return hit;
-    const listed = await readDeadLetterRows(deps.audit(), query);
-    for (const [k, v] of cache) if (deps.now().getTime() - v.at >= CACHE_MS) cache.delete(k);
-    cache.set(key, { ...listed, at: deps.now().getTime() });
-    return listed;
-  };
+  const list = cachedList(deps);
   scope.get<{ Querystring: Record<string, string> }>('/dead-letters', async (request, reply) => {
     const query = readQuery(request.query, deps.now());
     const pageNo = Math.max(1, Number.parseInt(request.query.page ?? '1', 10) || 1);
@@ -76,6 +67,9 @@ export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): 
     if (query.key !== '' && roleOf(request) !== 'operator') return keyFilterRefused(request, reply, view);
     try {
       const { rows, matched } = await list(query);
+      // A search by key tells whether that person has dead letters: audited (each page of it),
+      // without the key, before any row is shown (a failed write shows none).
+      if (query.key !== '') await auditKeySearch(request, deps, query, matched);
       const shown = rows.slice((pageNo - 1) * PAGE_SIZE, pageNo * PAGE_SIZE);
       return await page(request, reply, 'dead-letters', {
         ...view,
@@ -103,6 +97,7 @@ export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): 
       }
       await deps.auditLog.write({
         action: 'reveal',
+        actor: actorOf(request),
         role: roleOf(request),
         target: { deadLetter: `${namesOf(deps.audit()).errors}/${partition}/${offset}` },
         count: 1,
@@ -111,6 +106,48 @@ export function registerDeadLetters(scope: FastifyInstance, deps: ConsoleDeps): 
       return showOne(request, reply, deps, true);
     },
   );
+}
+
+/** A window's rows, read once and kept CACHE_MS, so paging does not read it again. */
+function cachedList(
+  deps: ConsoleDeps,
+): (query: DeadLetterQuery) => Promise<{ rows: DeadLetterRow[]; matched: number }> {
+  const cache = new Map<string, { rows: DeadLetterRow[]; matched: number; at: number }>();
+  return async (query) => {
+    const key = queryString(query);
+    const hit = cache.get(key);
+    if (hit && deps.now().getTime() - hit.at < CACHE_MS) return hit;
+    const listed = await readDeadLetterRows(deps.audit(), query);
+    for (const [k, v] of cache) if (deps.now().getTime() - v.at >= CACHE_MS) cache.delete(k);
+    cache.set(key, { ...listed, at: deps.now().getTime() });
+    return listed;
+  };
+}
+
+async function auditKeySearch(
+  request: FastifyRequest,
+  deps: ConsoleDeps,
+  query: DeadLetterQuery,
+  count: number,
+): Promise<void> {
+  const { window } = toCriteria(query);
+  const when = (date: Date | undefined): string | undefined => date?.toISOString();
+  const [from, to] = window.kind === 'time' ? [when(window.from), when(window.to)] : [undefined, undefined];
+  await deps.auditLog.write({
+    action: 'dead-letter-search',
+    actor: actorOf(request),
+    role: roleOf(request),
+    target: {
+      ...(from === undefined ? {} : { from }),
+      ...(to === undefined ? {} : { to }),
+      ...(isOperation(query.operation) ? { operation: query.operation } : {}),
+      ...(isErrorKind(query.kind) ? { kind: query.kind } : {}),
+      ...(query.requestId ? { requestId: query.requestId } : {}),
+      keyFilter: true,
+    },
+    count,
+    at: deps.now().toISOString(),
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
@@ -5,11 +6,20 @@ import fastifyFormbody from '@fastify/formbody';
 import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ConsoleTokens } from '../config.js';
 import type { AuditContext } from '../audit/scan.js';
 import type { AuditLog } from './audit-log.js';
-import { SESSION_COOKIE, createSessions, roleOf, type Sessions } from './auth.js';
+import {
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
+  createSessions,
+  memorySessionStore,
+  redisSessionStore,
+  roleOf,
+  type Sessions,
+} from './auth.js';
 import { registerAssets } from './assets.js';
 import { registerDeadLetters } from './dead-letters.js';
 import { createLoginThrottle, type LoginThrottleLimits } from './login-throttle.js';
@@ -35,17 +45,43 @@ export interface ConsoleDeps {
   secureCookies?: boolean;
   /** Wrong tokens allowed per address and window (login-throttle.ts has the default). */
   loginThrottle?: LoginThrottleLimits;
+  /** Sessions and the login throttle are kept there when given (a restart keeps them). */
+  redis?: Redis | undefined;
 }
+
+/**
+ * Sent with every console response: no page in a frame (clickjacking), no content-type
+ * sniffing, and nothing cached (a revealed dead letter must not stay in a browser's or a
+ * proxy's cache). Four fixed headers: set here rather than through @fastify/helmet, whose
+ * other defaults (a CSP for scripts, among them) the pages would have to be checked against.
+ */
+export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': "frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+};
 
 export const CONSOLE_PREFIX = '/console';
 
 export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   await app.register(
     async (scope) => {
-      const sessions = createSessions(deps.tokens, () => deps.now());
+      const store = deps.redis
+        ? redisSessionStore(deps.redis, deps.prefix)
+        : memorySessionStore(() => deps.now());
+      const sessions = createSessions(deps.tokens, store);
+      scope.addHook('onSend', async (_request, reply) => {
+        reply.headers(CONSOLE_HEADERS);
+      });
       await scope.register(fastifyCookie);
       await scope.register(fastifyFormbody);
       await scope.register(fastifyCsrf, {
+        // Each form's token is bound to the session it was made for: another session's CSRF
+        // cookie and token are refused. The key is derived from the tokens, so that replicas
+        // and restarts agree on it without a setting of its own.
+        getUserInfo: (request: FastifyRequest) => request.cookies[SESSION_COOKIE] ?? '',
+        csrfOpts: { hmacKey: csrfKey(deps.tokens) },
         cookieKey: 'vg_console_csrf',
         cookieOpts: {
           path: CONSOLE_PREFIX,
@@ -63,12 +99,13 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       registerLogin(scope, sessions, deps);
       scope.addHook('preHandler', async (request, reply) => {
         if (isPublic(request)) return;
-        const role = sessions.get(request.cookies[SESSION_COOKIE]);
-        if (role === undefined) {
+        const identity = await sessions.get(request.cookies[SESSION_COOKIE]);
+        if (identity === undefined) {
           await reply.code(401).view('login', { error: undefined, csrf: undefined, role: undefined });
           return;
         }
-        request.consoleRole = role;
+        request.consoleRole = identity.role;
+        request.consoleActor = identity.actor;
       });
       scope.get('/', (_request, reply) => reply.redirect(`${CONSOLE_PREFIX}/status`, 303));
       registerStatus(scope, deps);
@@ -92,7 +129,10 @@ function registerLogin(scope: FastifyInstance, sessions: Sessions, deps: Console
     sameSite: 'strict' as const,
     secure: deps.secureCookies === true,
   };
-  const throttle = createLoginThrottle(deps.loginThrottle);
+  const throttle = createLoginThrottle(
+    deps.loginThrottle,
+    deps.redis ? { redis: deps.redis, prefix: deps.prefix } : undefined,
+  );
   scope.get('/login', (_request, reply) => reply.view('login', { error: undefined, role: undefined }));
   scope.post<{ Body: { token?: string } }>('/login', async (request, reply) => {
     // The address is the throttle's key, never logged: an address is personal data.
@@ -107,8 +147,8 @@ function registerLogin(scope: FastifyInstance, sessions: Sessions, deps: Console
           role: undefined,
         });
     }
-    const role = sessions.roleOf(request.body.token ?? '');
-    if (role === undefined) {
+    const identity = sessions.identify(request.body.token ?? '');
+    if (identity === undefined) {
       const lockedOut = await throttle.failed(request.ip);
       deps.logger.warn(
         lockedOut
@@ -118,13 +158,16 @@ function registerLogin(scope: FastifyInstance, sessions: Sessions, deps: Console
       return reply.code(401).view('login', { error: 'That token was refused.', role: undefined });
     }
     await throttle.succeeded(request.ip);
-    sessions.close(request.cookies[SESSION_COOKIE]);
-    reply.setCookie(SESSION_COOKIE, sessions.open(role), { ...cookie, maxAge: 8 * 3600 });
-    deps.logger.info({ role }, 'console login');
+    await sessions.close(request.cookies[SESSION_COOKIE]);
+    reply.setCookie(SESSION_COOKIE, await sessions.open(identity), {
+      ...cookie,
+      maxAge: SESSION_TTL_MS / 1000,
+    });
+    deps.logger.info({ role: identity.role }, 'console login');
     return reply.redirect(`${CONSOLE_PREFIX}/status`, 303);
   });
   scope.post('/logout', { preHandler: scope.csrfProtection.bind(scope) }, async (request, reply) => {
-    sessions.close(request.cookies[SESSION_COOKIE]);
+    await sessions.close(request.cookies[SESSION_COOKIE]);
     reply.clearCookie(SESSION_COOKIE, cookie);
     return reply.redirect(`${CONSOLE_PREFIX}/login`, 303);
   });
@@ -137,5 +180,13 @@ export function page(
   view: string,
   data: Record<string, unknown>,
 ): FastifyReply {
-  return reply.view(view, { ...data, role: roleOf(request), csrf: reply.generateCsrf() });
+  const csrf = reply.generateCsrf({ userInfo: request.cookies[SESSION_COOKIE] ?? '' });
+  return reply.view(view, { ...data, role: roleOf(request), csrf });
+}
+
+/** The CSRF tokens' HMAC key, from the console tokens: the same on every replica, never stored. */
+function csrfKey(tokens: ConsoleDeps['tokens']): string {
+  const hash = createHash('sha256').update('console-csrf');
+  for (const { token } of tokens.tokens) hash.update('\u0000').update(token);
+  return hash.digest('base64url');
 }

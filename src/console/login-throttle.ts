@@ -1,11 +1,14 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /**
  * Wrong console tokens allowed from one address within a window; past them that address's
  * logins are refused (429, Retry-After) without the token being compared, until the window
  * that began with its first wrong token ends. A right token clears the address's count.
  *
- * Kept in the replica's memory, as the sessions are. Through `kubectl port-forward` every login
+ * Kept in Redis when there is one (a restart does not clear the count; replicas share it), by a
+ * hash of the address (an address is personal data); else in the replica's memory. Through `kubectl port-forward` every login
  * comes from the pod's loopback, so there the count is everyone's: ten wrong tokens hold every
  * new login off for the rest of the window, while open sessions go on.
  */
@@ -24,22 +27,29 @@ export interface LoginThrottle {
   succeeded(address: string): Promise<void>;
 }
 
-export function createLoginThrottle(limits: LoginThrottleLimits = LOGIN_THROTTLE): LoginThrottle {
-  const wrong = new RateLimiterMemory({
-    keyPrefix: 'console-login',
-    points: limits.attempts,
-    duration: limits.windowSeconds,
-  });
+export function createLoginThrottle(
+  limits: LoginThrottleLimits = LOGIN_THROTTLE,
+  shared?: { redis: Redis; prefix: string },
+): LoginThrottle {
+  const options = { points: limits.attempts, duration: limits.windowSeconds };
+  const wrong = shared
+    ? new RateLimiterRedis({
+        ...options,
+        storeClient: shared.redis,
+        keyPrefix: `${shared.prefix}:console:login`,
+      })
+    : new RateLimiterMemory({ ...options, keyPrefix: 'console-login' });
+  const keyOf = (address: string): string => createHash('sha256').update(address).digest('base64url');
   return {
     async retryAfterSeconds(address) {
-      const state = await wrong.get(address);
+      const state = await wrong.get(keyOf(address));
       // An expired count may outlive its window until its timer deletes it: it holds nothing.
       if (state === null || state.consumedPoints < limits.attempts || state.msBeforeNext <= 0) return 0;
       return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
     },
     async failed(address) {
       try {
-        const state = await wrong.consume(address);
+        const state = await wrong.consume(keyOf(address));
         return state.remainingPoints === 0;
       } catch (error) {
         // Over the limit already (a login raced past the check): it stays refused.
@@ -48,7 +58,7 @@ export function createLoginThrottle(limits: LoginThrottleLimits = LOGIN_THROTTLE
       }
     },
     async succeeded(address) {
-      await wrong.delete(address);
+      await wrong.delete(keyOf(address));
     },
   };
 }

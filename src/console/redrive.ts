@@ -9,7 +9,7 @@ import type { Window } from '../audit/window.js';
 import type { ConsoleAuditEvent } from '../contract/audit-events.js';
 import { isOperation } from '../contract/operations.js';
 import { isErrorKind } from '../errors.js';
-import { requireOperator, roleOf, type Role } from './auth.js';
+import { actorOf, requireOperator, roleOf, type Identity } from './auth.js';
 import { failed } from './dead-letters.js';
 import { maskKey } from './mask.js';
 import { HeldPlans } from './redrive-plans.js';
@@ -67,7 +67,12 @@ export function registerRedrive(scope: FastifyInstance, deps: ConsoleDeps): void
     const job: Job = { id: randomUUID(), state: 'running', lines: [] };
     jobs.set(job.id, job);
     forgetOldJobs(jobs);
-    void runJob(deps, job, { chosen: plan.choice, criteria }, roleOf(request));
+    void runJob(
+      deps,
+      job,
+      { chosen: plan.choice, criteria },
+      { role: roleOf(request), actor: actorOf(request) },
+    );
     return reply.redirect(`/console/redrive/jobs/${job.id}`, 303);
   });
   // A job's lines name requests and their failures: the operator who may start one sees them.
@@ -155,13 +160,19 @@ export async function runJob(
   deps: Pick<ConsoleDeps, 'audit' | 'logger' | 'now'> & { auditLog: Pick<ConsoleDeps['auditLog'], 'write'> },
   job: Job,
   { chosen, criteria }: { chosen: Chosen; criteria: Criteria },
-  role: Role,
+  { role, actor }: Identity,
 ): Promise<void> {
   const target = describeChoice(chosen, criteria.window);
   try {
     // Recorded before anything is sent, failing closed as a reveal does: a process killed
     // half-way still leaves the record that a redrive began.
-    await deps.auditLog.write({ action: 'redrive-started', role, target, at: deps.now().toISOString() });
+    await deps.auditLog.write({
+      action: 'redrive-started',
+      actor,
+      role,
+      target,
+      at: deps.now().toISOString(),
+    });
   } catch (error) {
     deps.logger.error({ err: error }, 'console audit event could not be written; redrive not started');
     job.state = 'failed';
@@ -179,6 +190,7 @@ export async function runJob(
   await deps.auditLog
     .write({
       action: 'redrive',
+      actor,
       role,
       target,
       count: job.summary?.redriven ?? job.lines.filter((l) => l.action === 'redriven').length,

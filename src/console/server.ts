@@ -59,6 +59,7 @@ export async function attachConsole(
     logger,
     now: () => new Date(),
     secureCookies: config.CONSOLE_SECURE_COOKIES,
+    redis: deps.redis,
   });
   logger.info('console on the admin listener');
   return async () => {

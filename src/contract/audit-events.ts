@@ -3,8 +3,9 @@ import { ERROR_KINDS } from '../errors.js';
 import { OPERATIONS } from './operations.js';
 
 /**
- * The operator console's audit events on `<prefix>.audit`: every reveal and redrive, by role,
- * what, when and how many. Plain JSON (not framed by the registry), key = the action. The
+ * The audit events on `<prefix>.audit`: every reveal, dead-letter search by key and redrive,
+ * from the operator console or the `redrive` command, by whom (the console token's name or
+ * the command's user, never a token), in which role, what, when and how many. Plain JSON (not framed by the registry), key = the action. The
  * console builds each event through this schema (src/console/audit-log.ts), and
  * schemas/audit.json and the AsyncAPI channel are generated from it, so the three cannot drift.
  *
@@ -16,7 +17,20 @@ import { OPERATIONS } from './operations.js';
 const isoDateTime = z.iso.datetime({ offset: true });
 
 export const CONSOLE_ROLES = ['read-only', 'operator'] as const;
-const role = z.enum(CONSOLE_ROLES).describe('The role of the session that acted; tokens are never named');
+/** The console's roles, and `cli` for the `redrive` command. */
+export const AUDIT_ROLES = [...CONSOLE_ROLES, 'cli'] as const;
+const role = z
+  .enum(AUDIT_ROLES)
+  .describe('The role of the console session that acted, or `cli` for the redrive command');
+
+/** A console token's name (CONSOLE_TOKENS_FILE), or the user of the command. */
+export const ACTOR_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+const actor = z
+  .string()
+  .regex(ACTOR_PATTERN)
+  .describe(
+    "Who acted: the console token's name (`shared-read-only` / `shared-operator` for CONSOLE_TOKEN / CONSOLE_OPERATOR_TOKEN), or the redrive command's --actor (else its user); never a token",
+  );
 
 const revealTarget = z.strictObject({
   deadLetter: z
@@ -25,9 +39,20 @@ const revealTarget = z.strictObject({
     .describe('`<errors topic>/<partition>/<offset>` of the dead letter shown unmasked'),
 });
 
+const offsetRange = z.strictObject({
+  partition: z.number().int().min(0).optional(),
+  fromOffset: z.number().int().min(0).optional(),
+  toOffset: z.number().int().min(0).optional(),
+});
+
 const redriveTarget = z.strictObject({
-  from: isoDateTime.describe('Start of the time window read (included)'),
-  to: isoDateTime.describe('End of the time window read (excluded), fixed when the dry run was confirmed'),
+  from: isoDateTime.optional().describe('Start of the time window read (included); absent: from the start'),
+  to: isoDateTime
+    .optional()
+    .describe(
+      'End of the time window read (excluded), fixed when the dry run was confirmed; absent: the end',
+    ),
+  offsets: offsetRange.optional().describe('The offset range read instead of a time window (the command)'),
   operation: z.enum(OPERATIONS).optional(),
   kind: z.enum(ERROR_KINDS).optional().describe('The error kind filtered on'),
   requestId: z.string().min(1).max(128).optional(),
@@ -35,6 +60,12 @@ const redriveTarget = z.strictObject({
     .literal(true)
     .optional()
     .describe('Present when a key narrowed the choice; the key is not written'),
+  operations: z.array(z.enum(OPERATIONS)).optional().describe('The operations filtered on, when several'),
+  kinds: z.array(z.enum(ERROR_KINDS)).optional().describe('The error kinds filtered on, when several'),
+  requestIds: z
+    .array(z.string().min(1).max(128))
+    .optional()
+    .describe('The requestIds filtered on, when several'),
   deadLetters: z
     .array(z.string().regex(/^\d+\/\d+$/))
     .optional()
@@ -46,6 +77,7 @@ const at = isoDateTime.describe('When the action was taken');
 export const consoleAuditEventSchema = z.discriminatedUnion('action', [
   z.strictObject({
     action: z.literal('reveal'),
+    actor,
     role,
     target: revealTarget,
     count: z.literal(1),
@@ -54,6 +86,7 @@ export const consoleAuditEventSchema = z.discriminatedUnion('action', [
   z
     .strictObject({
       action: z.literal('redrive-started'),
+      actor,
       role,
       target: redriveTarget,
       at,
@@ -63,11 +96,26 @@ export const consoleAuditEventSchema = z.discriminatedUnion('action', [
     ),
   z.strictObject({
     action: z.literal('redrive'),
+    actor,
     role,
     target: redriveTarget,
     count: z.number().int().min(0).describe('Requests republished (an already-paid one reuses its outcome)'),
     at,
   }),
+  z
+    .strictObject({
+      action: z.literal('dead-letter-search'),
+      actor,
+      role,
+      target: redriveTarget
+        .pick({ from: true, to: true, operation: true, kind: true, requestId: true })
+        .extend({
+          keyFilter: z.literal(true).describe('A key narrowed the search; the key is not written'),
+        }),
+      count: z.number().int().min(0).describe('Dead letters the search found'),
+      at,
+    })
+    .describe('A dead-letter search by message key (a tax id or a plate: itself personal data)'),
 ]);
 
 export type ConsoleAuditEvent = z.infer<typeof consoleAuditEventSchema>;
@@ -88,11 +136,7 @@ const redisCounts = z.strictObject({
  */
 export const eraseAuditEventSchema = z.strictObject({
   action: z.literal('erase'),
-  actor: z
-    .string()
-    .min(1)
-    .max(128)
-    .describe('Who ran the command: its --actor flag, else the operating system user name'),
+  actor: actor.describe('Who ran the command: its --actor flag, else AUDIT_ACTOR, else the operating system user name'),
   dryRun: z.boolean().describe('True when nothing was removed (the command without --confirm)'),
   target: z.strictObject({
     kind: z.enum(['tax-id', 'plate']),

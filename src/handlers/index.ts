@@ -105,7 +105,17 @@ export function vehicleAsyncHandler(
   vendor: Pick<VendorClient, 'call'>,
   deps: VehicleAsyncDeps = {},
 ): Handler<'vehicle-async'> {
+  const unrecorded = new UnrecordedSearches();
   return async (params, { requestId, signal, beforeSend, metadata, correlation, origin }) => {
+    const key = unrecordedKey(requestId, origin);
+    // This very message created (and paid for) a search whose record failed: the runtime tried
+    // the message again in place, and only the record is tried again (issue 39, N2).
+    const earlier = unrecorded.get(key);
+    if (earlier) {
+      await record(deps, earlier.search, signal);
+      unrecorded.delete(key);
+      return earlier.outcome;
+    }
     const webhook = deps.webhookFor?.(requestId);
     const result = await vendor.call('vehicle-async', params, {
       signal,
@@ -119,19 +129,67 @@ export function vehicleAsyncHandler(
         httpStatus: result.httpStatus,
       });
     }
-    if (deps.onSearchCreated) {
-      try {
-        await deps.onSearchCreated({ requestId, searchId, metadata, correlation, origin }, signal);
-      } catch (error) {
-        // Tried again although the search is paid for: an `accepted` result without a pending
-        // entry would never complete, which is worse than a second search. In place, by the
-        // runtime: while Redis is down the next attempt's claim fails before any call.
-        throw new InfrastructureError('could not record the pending vehicle search', {
-          cause: error,
-          code: 'PENDING_STORE_FAILED',
-        });
-      }
+    const outcome: HandlerOutcome = { ...toOutcome(result), status: 'accepted', searchId };
+    const search: CreatedSearch = { requestId, searchId, metadata, correlation, origin };
+    try {
+      await record(deps, search, signal);
+    } catch (error) {
+      // Kept for the next try of this message, which records this search instead of paying
+      // for another one.
+      unrecorded.set(key, { search, outcome });
+      throw error;
     }
-    return { ...toOutcome(result), status: 'accepted', searchId };
+    return outcome;
   };
+}
+
+/**
+ * Records the pending search. A failure is thrown as an InfrastructureError: the runtime tries
+ * the message again in place (while Redis is down that try's claim fails before anything else),
+ * since an `accepted` result without a pending entry would never complete.
+ */
+async function record(deps: VehicleAsyncDeps, search: CreatedSearch, signal: AbortSignal): Promise<void> {
+  if (!deps.onSearchCreated) return;
+  try {
+    await deps.onSearchCreated(search, signal);
+  } catch (error) {
+    throw new InfrastructureError('could not record the pending vehicle search', {
+      cause: error,
+      code: 'PENDING_STORE_FAILED',
+    });
+  }
+}
+
+/** The message (requestId and offset) a search was created for: only that message reuses it. */
+function unrecordedKey(requestId: string, origin: Origin | undefined): string {
+  return origin === undefined
+    ? requestId
+    : `${requestId}\u0000${origin.topic}\u0000${origin.partition}\u0000${origin.offset}`;
+}
+
+/**
+ * Searches paid for whose pending entry is not written yet, by message. Bounded: past the
+ * limit the oldest is forgotten (its message, if tried again, would pay for a second search,
+ * as it did before this list existed); an entry leaves once recorded.
+ */
+class UnrecordedSearches {
+  static readonly MAX = 10_000;
+  private readonly entries = new Map<string, { search: CreatedSearch; outcome: HandlerOutcome }>();
+
+  get(key: string): { search: CreatedSearch; outcome: HandlerOutcome } | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, entry: { search: CreatedSearch; outcome: HandlerOutcome }): void {
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    if (this.entries.size > UnrecordedSearches.MAX) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done !== true) this.entries.delete(oldest.value);
+    }
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
 }

@@ -74,7 +74,9 @@ export function redactDeep(value: unknown, depth = 0, seen = new WeakSet<object>
   if (depth >= MAX_LOG_DEPTH) return '[too deep]';
   if (seen.has(value)) return '[circular]';
   seen.add(value);
-  if (value instanceof Error) return redactDeep(pino.stdSerializers.err(value), depth, seen);
+  // An error under any key (not only `err`) loses its Redis command arguments first.
+  if (value instanceof Error)
+    return redactDeep(withoutCommandArgs(pino.stdSerializers.err(value)), depth, seen);
   if (Array.isArray(value)) return value.map((item: unknown) => redactDeep(item, depth + 1, seen));
   if (Buffer.isBuffer(value) || value instanceof Date) return value;
   const copy: Record<string, unknown> = {};

@@ -39,26 +39,39 @@ export function redisReady(redis: Redis): boolean {
   return redis.status === 'ready';
 }
 
+const MAX_ERROR_DEPTH = 16;
+
 /**
- * A copy of an error (and its causes) without ioredis's `command.args` or `args`: a failed
- * command's error carries the values it tried to write.
+ * A copy of an error without ioredis's `command.args` or `args` at any depth: a failed command's
+ * error carries the values it tried to write, and a refused transaction (EXECABORT) carries each
+ * queued command under `previousErrors[].command.args`, which a `cause`-only walk misses. Arrays
+ * and nested objects are walked too; the walk is bounded and safe on cycles.
  */
-export function withoutCommandArgs(error: unknown, depth = 0): unknown {
-  if (typeof error !== 'object' || error === null || depth > 5) return error;
-  const source = error as Record<string, unknown> & { command?: unknown };
+export function withoutCommandArgs(error: unknown): unknown {
+  return stripArgs(error, 0, new WeakSet<object>());
+}
+
+function stripArgs(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth > MAX_ERROR_DEPTH) return '[too deep]';
+  if (seen.has(value)) return '[circular]';
+  if (Buffer.isBuffer(value) || value instanceof Date) return value;
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((item: unknown) => stripArgs(item, depth + 1, seen));
+  const source = value as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(source)) {
     if (key === 'args') continue;
-    copy[key] = key === 'cause' ? withoutCommandArgs(source[key], depth + 1) : source[key];
+    const field = source[key];
+    copy[key] =
+      key === 'command' && typeof field === 'object' && field !== null
+        ? { name: (field as { name?: unknown }).name }
+        : stripArgs(field, depth + 1, seen);
   }
-  if (typeof source.command === 'object' && source.command !== null) {
-    const name = (source.command as { name?: unknown }).name;
-    copy.command = { name };
-  }
-  if (error instanceof Error) {
-    copy.type = error.name;
-    copy.message = error.message;
-    copy.stack = error.stack;
+  if (value instanceof Error) {
+    copy.type = value.name;
+    copy.message = value.message;
+    copy.stack = value.stack;
   }
   return copy;
 }

@@ -404,14 +404,29 @@ describe('redrive', () => {
         ['would-redrive', 'raw-1', 'raw'],
       ]),
     );
+    // Keys (tax ids, plates) are masked in the output unless asked for (issue 39, N4).
+    const masked = (key: string): string => `${'•'.repeat(key.length - 2)}${key.slice(-2)}`;
+    const failedLine = dry.lines.find((l) => l.requestId === 'failed-1');
+    expect(failedLine?.key).toBe(masked(failing.params.licensePlate));
+    expect(JSON.stringify(dry.lines)).not.toContain(paid.params.taxId);
     const onlyOne = await cli(`redrive --prefix ${p} --dry-run --error-kind upstream_unavailable`);
     expect(onlyOne.lines.map((l) => l.requestId)).toEqual(['failed-1']);
+    const shown = await cli(`redrive --prefix ${p} --dry-run --error-kind upstream_unavailable --show-keys`);
+    expect(shown.lines.map((l) => l.key)).toEqual([failing.params.licensePlate]);
     const requestsBefore = await cli(`replay --prefix ${p} --kind requests`);
     expect(requestsBefore.lines).toHaveLength(2);
 
-    const redrive = await cli(`redrive --prefix ${p}`);
+    const redrive = await cli(`redrive --prefix ${p} --actor ana.lima`);
     expect(redrive.code).toBe(0);
     expect(redrive.lines.map((l) => l.action)).toEqual(['redriven', 'redriven', 'redriven']);
+    expect(JSON.stringify(redrive.lines)).not.toContain(paid.params.taxId);
+    // The redrive is audited like the console's, with who ran it (issue 39, N4); the dry runs are not.
+    const audit = await cli(`replay --prefix ${p} --topic ${names.audit}`);
+    expect(audit.lines.map((l) => [l.key, l.value?.actor, l.value?.role, l.value?.count])).toEqual([
+      ['redrive-started', 'ana.lima', 'cli', undefined],
+      ['redrive', 'ana.lima', 'cli', 3],
+    ]);
+    expect(JSON.stringify(audit.lines)).not.toContain(paid.params.taxId);
     await collector.waitFor(() => collector.results().length === 4, 30_000, 'three redriven results');
     const byId = (id: string) => collector.results().filter((r) => r.value.requestId === id);
     expect(byId('paid-1').map((r) => r.value.attempts)).toEqual([1, 0]); // reused, not paid again

@@ -16,6 +16,8 @@ import { useTestKafka, type Started } from '../helpers/test-kafka.js';
 
 const READ_TOKEN = 'read-only-token-0123456789';
 const OPERATOR_TOKEN = 'operator-token-0123456789';
+/** Maria's own token (CONSOLE_TOKENS): audit events name her, never the token. */
+const MARIA_TOKEN = 'maria-token-9f8e7d6c5b4a';
 const SHOTS = join(import.meta.dirname, '..', 'screenshots');
 
 const stack = useTestKafka();
@@ -27,6 +29,7 @@ let running: Started;
 let collector: OutcomeCollector;
 let browser: BrowserContext;
 let base: string;
+let readers = 0;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -36,6 +39,7 @@ beforeAll(async () => {
       VENDOR_RATE_PER_SECOND: '20',
       CONSOLE_TOKEN: READ_TOKEN,
       CONSOLE_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      CONSOLE_TOKENS: `maria.souza:operator:${MARIA_TOKEN}`,
       ADMIN_HOST: '127.0.0.1',
       ADMIN_PORT: '0',
     },
@@ -64,9 +68,16 @@ const request = (i: number): { requestId: string; params: { taxId: string } } =>
   params: { taxId: cpfFor('happy', 700 + i) },
 });
 
-/** The first `count` messages of a topic, as JSON. */
-async function readAll(topic: string, count: number): Promise<Record<string, unknown>[]> {
-  const consumer = kafka.consumer({ groupId: `${prefix}.audit-reader`, maxWaitTimeInMs: 100 });
+/** The messages of a topic from its start, as JSON, once at least `count` (or `enough`) are read. */
+async function readAll(
+  topic: string,
+  count: number,
+  enough: (seen: Record<string, unknown>[]) => boolean = () => true,
+): Promise<Record<string, unknown>[]> {
+  const consumer = kafka.consumer({
+    groupId: `${prefix}.audit-reader-${String(++readers)}`,
+    maxWaitTimeInMs: 100,
+  });
   const seen: Record<string, unknown>[] = [];
   await consumer.connect();
   try {
@@ -77,7 +88,7 @@ async function readAll(topic: string, count: number): Promise<Record<string, unk
         return Promise.resolve();
       },
     });
-    await expect.poll(() => seen.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(count);
+    await expect.poll(() => seen.length >= count && enough(seen), { timeout: 30_000 }).toBe(true);
     return seen.sort((a, b) => String(a.at).localeCompare(String(b.at)));
   } finally {
     await consumer.disconnect();
@@ -94,7 +105,7 @@ async function logIn(page: Page, token: string): Promise<void> {
 describe('the console in a browser', () => {
   it('logs in, shows status moving, masks and reveals a dead letter, redrives two with confirmation', async () => {
     const page = await browser.newPage();
-    await logIn(page, OPERATOR_TOKEN);
+    await logIn(page, MARIA_TOKEN);
     await page.screenshot({ path: join(SHOTS, '1-status-idle.png'), fullPage: true });
     const rate = page.locator('tr[data-operation="lawsuits-summary"] td.rate');
     await expect.poll(() => rate.textContent()).toMatch(/^0\.0 \/ 20$/);
@@ -179,12 +190,13 @@ describe('the console in a browser', () => {
 
     // The reveal and the redrive were audited, as the contract's schema says, with no personal data.
     const audit = (await readAll(names.audit, 3)).map((e) => consoleAuditEventSchema.parse(e));
-    expect(audit.map((e) => [e.action, e.role, 'count' in e ? e.count : null])).toEqual([
-      ['reveal', 'operator', 1],
-      ['redrive-started', 'operator', null],
-      ['redrive', 'operator', 2],
+    expect(audit.map((e) => [e.action, e.actor, e.role, 'count' in e ? e.count : null])).toEqual([
+      ['reveal', 'maria.souza', 'operator', 1],
+      ['redrive-started', 'maria.souza', 'operator', null],
+      ['redrive', 'maria.souza', 'operator', 2],
     ]);
     const text = JSON.stringify(audit);
+    expect(text).not.toContain(MARIA_TOKEN);
     for (const r of failing) expect(text).not.toContain(r.params.taxId);
   });
 });
@@ -344,6 +356,69 @@ describe('console refusals', () => {
     expect(unplanned.status).toBe(409);
     expect(await unplanned.text()).toContain('not held any more');
     expect((await post('/console/dead-letters/first/0/reveal', {})).status).toBe(400);
+  });
+
+  /** A session's cookies and the CSRF token of a page it loaded. */
+  const sessionWithCsrf = async (
+    token: string,
+  ): Promise<{ session: string; csrfCookie: string; csrf: string }> => {
+    const session = cookiesOf(await login(token));
+    const pageResponse = await fetch(`${base}/console/redrive`, { headers: { cookie: session } });
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec(await pageResponse.text())?.[1] ?? '';
+    return { session, csrfCookie: cookiesOf(pageResponse), csrf };
+  };
+
+  it("refuses an operator action made with a read-only session's CSRF cookie and token (issue 39, N3)", async () => {
+    const readOnly = await sessionWithCsrf(READ_TOKEN);
+    const operator = await sessionWithCsrf(OPERATOR_TOKEN);
+    expect(readOnly.csrf).not.toBe('');
+    const reveal = (cookie: string, csrf: string): Promise<Response> =>
+      fetch(`${base}/console/dead-letters/0/0/reveal`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf }).toString(),
+      });
+    const crossed = await reveal([operator.session, readOnly.csrfCookie].join('; '), readOnly.csrf);
+    expect(crossed.status).toBe(403);
+    expect(await crossed.text()).toContain('csrf');
+    expect((await reveal([operator.session, operator.csrfCookie].join('; '), operator.csrf)).status).toBe(
+      200,
+    );
+  });
+
+  it('sends no-frame, nosniff and no-store headers with every console page (issue 39, N3)', async () => {
+    const { session } = await sessionWithCsrf(OPERATOR_TOKEN);
+    for (const response of [
+      await fetch(`${base}/console/login`),
+      await fetch(`${base}/console/status`, { headers: { cookie: session } }),
+      await fetch(`${base}/console/dead-letters/0/0`, { headers: { cookie: session } }),
+    ]) {
+      expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
+  it("audits an operator's dead-letter search by key, naming who and not the key (issue 39, N4)", async () => {
+    const { session } = await sessionWithCsrf(MARIA_TOKEN);
+    const taxId = cpfFor('happy', 702);
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const search = await fetch(
+      `${base}/console/dead-letters?${new URLSearchParams({ key: taxId, from }).toString()}`,
+      { headers: { cookie: session } },
+    );
+    expect(search.status).toBe(200);
+    const events = await readAll(names.audit, 1, (seen) =>
+      seen.some((e) => e.action === 'dead-letter-search'),
+    );
+    const searched = events
+      .map((e) => consoleAuditEventSchema.parse(e))
+      .filter((e) => e.action === 'dead-letter-search');
+    expect(searched.map((e) => [e.actor, e.role, e.target.keyFilter])).toEqual([
+      ['maria.souza', 'operator', true],
+    ]);
+    expect(JSON.stringify(events)).not.toContain(taxId);
   });
 
   it('serves nothing of the console on the public port', async () => {

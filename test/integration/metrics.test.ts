@@ -171,6 +171,7 @@ describe('metrics', () => {
   it('counts webhook calls by answer code, pending and expired searches', async () => {
     const { prefix, sandbox, service, scrape } = await setup('m-search', {
       WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',
+      ALLOW_INSECURE_TRANSPORT: 'true',
       WEBHOOK_SECRET: 'a-secret-of-enough-length',
       VEHICLE_SEARCH_POLL_MS: '200',
       VEHICLE_SEARCH_POLL_MAX_MS: '400',

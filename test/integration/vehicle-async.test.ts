@@ -102,6 +102,7 @@ function serviceConfig(prefix: string, groupId: string, sandbox: Sandbox, env: R
     ADMIN_HOST: '127.0.0.1',
     ADMIN_PORT: '0',
     WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',
+    ALLOW_INSECURE_TRANSPORT: 'true',
     WEBHOOK_SECRET: SECRET,
     COMMIT_INTERVAL_MS: '50',
     SHUTDOWN_TIMEOUT_MS: '5000',

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHeartbeat } from '../../src/console/heartbeat.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { checkRedis, createRedisClient, redisReady } from '../../src/observability/redis-client.js';
 import { freePort } from '../helpers/free-port.js';
@@ -51,6 +52,51 @@ describe('Redis faults (issue 14, case 8)', () => {
     expect(text()).toContain('OOM');
     expect(text()).not.toContain('52998224725');
     expect(text()).not.toContain('Maria');
+    redis.disconnect();
+  });
+
+  it('a refused transaction (EXECABORT) is logged without the arguments of its queued commands', async () => {
+    const { logger, text } = capture();
+    const redis = createRedisClient(`redis://127.0.0.1:${port}`, logger);
+    const pending = JSON.stringify({ plate: 'QWE1D23', metadata: { customer: 'Joana Pereira' } });
+    const error = await redis
+      .multi()
+      .set('pending:r1', Buffer.from(pending).toString('base64'))
+      .expire('pending:r1', 60)
+      .exec()
+      .catch((e: unknown) => e);
+    expect(String(error)).toMatch(/EXECABORT/);
+    // ioredis keeps each refused command (its arguments included) under previousErrors[].command.
+    expect(JSON.stringify((error as { previousErrors?: unknown }).previousErrors)).toContain('pending:r1');
+    logger.error({ err: error }, 'pending write failed');
+    logger.warn({ error, nested: { errors: [error] } }, 'pending write failed again');
+    await sleep(20);
+    expect(text()).toContain('pending write failed again');
+    expect(text()).toContain('EXECABORT');
+    expect(text()).not.toContain('pending:r1');
+    expect(text()).not.toContain(Buffer.from(pending).toString('base64').slice(0, 16));
+    expect(text()).not.toContain('Joana');
+    redis.disconnect();
+  });
+
+  it("the console heartbeat's refused transaction is logged without its arguments", async () => {
+    const { logger, text } = capture();
+    const redis = createRedisClient(`redis://127.0.0.1:${port}`, logger);
+    const failed: unknown[] = [];
+    const stop = startHeartbeat(
+      redis,
+      'hb-leak',
+      () => ({ replica: 'replica-Joana-Pereira', at: Date.now(), operations: {} }),
+      (error) => {
+        failed.push(error);
+        logger.warn({ err: error }, 'heartbeat failed');
+      },
+    );
+    await until(() => failed.length > 0);
+    await stop();
+    await sleep(20);
+    expect(text()).toContain('heartbeat failed');
+    expect(text()).not.toContain('Joana');
     redis.disconnect();
   });
 

@@ -21,6 +21,12 @@ function file(name: string, content: string): string {
 const TEXT_SECRETS = SECRET_SETTINGS.filter(
   (name) => name !== 'REDIS_ENCRYPTION_KEYS' && name !== 'REDIS_INDEX_KEY',
 );
+const tokenName = (name: string): string =>
+  name === 'CONSOLE_TOKEN'
+    ? 'shared-read-only'
+    : name === 'CONSOLE_OPERATOR_TOKEN'
+      ? 'shared-operator'
+      : 'ana';
 
 describe('secret settings given as files', () => {
   it.each(TEXT_SECRETS)('%s_FILE is read into %s, its final newline dropped', (name) => {
@@ -29,19 +35,19 @@ describe('secret settings given as files', () => {
       name === 'WEBHOOK_SECRET'
         ? { WEBHOOK_PUBLIC_URL: 'https://gw.example' }
         : name === 'KAFKA_SASL_PASSWORD'
-          ? { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u' }
+          ? { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SSL: 'true' }
           : name === 'SCHEMA_REGISTRY_PASSWORD'
             ? { SCHEMA_REGISTRY_USERNAME: 'u' }
             : name === 'CONSOLE_OPERATOR_TOKEN'
               ? { CONSOLE_TOKEN: 'read-only-token-123456' }
-              : {};
+              : name === 'CONSOLE_TOKENS'
+                ? { [`${name}_FILE`]: file(name, 'ana:operator:from-a-file-0123456789\n') }
+                : {};
     const config = loadConfig({ ...env, ...extra });
     const value =
-      name === 'CONSOLE_TOKEN'
-        ? config.console?.readOnly
-        : name === 'CONSOLE_OPERATOR_TOKEN'
-          ? config.console?.operator
-          : config[name];
+      name === 'CONSOLE_TOKEN' || name === 'CONSOLE_OPERATOR_TOKEN' || name === 'CONSOLE_TOKENS'
+        ? config.console?.tokens.find((t) => t.name === tokenName(name))?.token
+        : config[name];
     expect(value).toBe('from-a-file-0123456789');
   });
 
@@ -62,6 +68,108 @@ describe('secret settings given as files', () => {
     expect(() => loadConfig({ ...base, CONSOLE_TOKEN: 'too-short' })).toThrow(
       /^CONSOLE_TOKEN: must be at least 16 characters/,
     );
+  });
+});
+
+describe('weak settings are refused at start-up, naming the setting (issue 39, N5)', () => {
+  const sixteenSame = 'aaaaaaaaaaaaaaaa';
+  it.each([
+    [
+      { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' },
+      /^KAFKA_SASL_MECHANISM: plain without TLS/,
+    ],
+    [
+      { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' },
+      /^KAFKA_SASL_MECHANISM: scram-sha-512 without TLS/,
+    ],
+    [
+      { WEBHOOK_PUBLIC_URL: 'http://gw.example', WEBHOOK_SECRET: 'a-secret-of-enough-length' },
+      /^WEBHOOK_PUBLIC_URL: must be https/,
+    ],
+    [
+      {
+        SCHEMA_REGISTRY_URL: 'http://registry.example/apis/ccompat/v7',
+        SCHEMA_REGISTRY_USERNAME: 'u',
+        SCHEMA_REGISTRY_PASSWORD: 'p',
+      },
+      /^SCHEMA_REGISTRY_URL: must be https with basic auth/,
+    ],
+    [{ CONSOLE_TOKEN: sixteenSame }, /^CONSOLE_TOKEN: is weak/],
+    [
+      { CONSOLE_TOKEN: 'read-only-token-0123', CONSOLE_OPERATOR_TOKEN: sixteenSame },
+      /^CONSOLE_OPERATOR_TOKEN: is weak/,
+    ],
+    [{ WEBHOOK_PUBLIC_URL: 'https://gw.example', WEBHOOK_SECRET: sixteenSame }, /^WEBHOOK_SECRET: is weak/],
+    [
+      { WEBHOOK_PUBLIC_URL: 'https://gw.example', WEBHOOK_SECRET: 'abababababababab' },
+      /^WEBHOOK_SECRET: is weak/,
+    ],
+  ])('%o', (override, message) => {
+    expect(() => loadConfig({ ...base, ...override })).toThrow(message);
+  });
+
+  it('names the file a weak secret came from', () => {
+    expect(() => loadConfig({ ...base, CONSOLE_TOKEN_FILE: file('weak-token', `${sixteenSame}\n`) })).toThrow(
+      /^CONSOLE_TOKEN_FILE: is weak/,
+    );
+  });
+
+  it('the audit commands refuse SASL without TLS and basic auth over http too', () => {
+    const audit = { KAFKA_BROKERS: '127.0.0.1:9092' };
+    expect(() =>
+      loadAuditConfig(
+        {},
+        { ...audit, KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' },
+      ),
+    ).toThrow(/^KAFKA_SASL_MECHANISM: /);
+    expect(() =>
+      loadAuditConfig(
+        {},
+        {
+          ...audit,
+          SCHEMA_REGISTRY_URL: 'http://r.example',
+          SCHEMA_REGISTRY_USERNAME: 'u',
+          SCHEMA_REGISTRY_PASSWORD: 'p',
+        },
+      ),
+    ).toThrow(/^SCHEMA_REGISTRY_URL: /);
+  });
+
+  it('ALLOW_INSECURE_TRANSPORT=true lets the insecure transports through, for local use; weak secrets never', () => {
+    const config = loadConfig({
+      ...base,
+      ALLOW_INSECURE_TRANSPORT: 'true',
+      KAFKA_SASL_MECHANISM: 'plain',
+      KAFKA_SASL_USERNAME: 'u',
+      KAFKA_SASL_PASSWORD: 'p',
+      SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081/apis/ccompat/v7',
+      SCHEMA_REGISTRY_USERNAME: 'u',
+      SCHEMA_REGISTRY_PASSWORD: 'p',
+      WEBHOOK_PUBLIC_URL: 'http://127.0.0.1:0',
+      WEBHOOK_SECRET: 'a-secret-of-enough-length',
+    });
+    expect(config.kafkaSecurity.sasl).toMatchObject({ mechanism: 'plain' });
+    expect(config.registryAuth).toEqual({ username: 'u', password: 'p' });
+    expect(() =>
+      loadConfig({ ...base, ALLOW_INSECURE_TRANSPORT: 'true', CONSOLE_TOKEN: sixteenSame }),
+    ).toThrow(/^CONSOLE_TOKEN: is weak/);
+  });
+
+  it('accepts https, SASL over TLS, and secrets made by openssl rand -hex', () => {
+    const config = loadConfig({
+      ...base,
+      KAFKA_SSL: 'true',
+      KAFKA_SASL_MECHANISM: 'scram-sha-256',
+      KAFKA_SASL_USERNAME: 'u',
+      KAFKA_SASL_PASSWORD: 'p',
+      SCHEMA_REGISTRY_URL: 'https://registry.example/apis/ccompat/v7',
+      SCHEMA_REGISTRY_USERNAME: 'u',
+      SCHEMA_REGISTRY_PASSWORD: 'p',
+      WEBHOOK_PUBLIC_URL: 'https://gw.example',
+      WEBHOOK_SECRET: '3f9a0c6e1b2d4857a9c0e1f2b3d4a5c6e7f8091a2b3c4d5e',
+      CONSOLE_TOKEN: '0f1e2d3c4b5a69788796a5b4c3d2e1f0',
+    });
+    expect(config.console?.tokens[0]?.token).toBe('0f1e2d3c4b5a69788796a5b4c3d2e1f0');
   });
 });
 

@@ -83,9 +83,9 @@ describe('loadConfig', () => {
     expect(config.WEBHOOK_FETCH_INTERVAL_MS).toBe(10_000);
   });
 
-  it('reads a blank listen address as not given: 0.0.0.0, never the empty string', () => {
+  it('reads a blank listen address as not given (its default), never the empty string', () => {
     const config = loadConfig({ ...base, HTTP_HOST: '', ADMIN_HOST: '' });
-    expect([config.HTTP_HOST, config.ADMIN_HOST]).toEqual(['0.0.0.0', '0.0.0.0']);
+    expect([config.HTTP_HOST, config.ADMIN_HOST]).toEqual(['0.0.0.0', '127.0.0.1']);
   });
 
   it.each(['LOG_LEVEL', 'TOPIC_PREFIX', 'CREATE_TOPICS', 'VENDOR_LIMITS'])(
@@ -134,7 +134,7 @@ describe('console settings', () => {
   it('is off without a token, and takes tokens from variables or files', async () => {
     expect(loadConfig(base).console).toBeUndefined();
     expect(loadConfig({ ...base, CONSOLE_TOKEN: 'read-only-token-123456' }).console).toEqual({
-      readOnly: 'read-only-token-123456',
+      tokens: [{ name: 'shared-read-only', role: 'read-only', token: 'read-only-token-123456' }],
     });
     const fs = await import('node:fs');
     const path = await import('node:path');
@@ -147,9 +147,33 @@ describe('console settings', () => {
       CONSOLE_OPERATOR_TOKEN_FILE: file,
     });
     expect(config.console).toEqual({
-      readOnly: 'read-only-token-123456',
-      operator: 'operator-token-from-file',
+      tokens: [
+        { name: 'shared-read-only', role: 'read-only', token: 'read-only-token-123456' },
+        { name: 'shared-operator', role: 'operator', token: 'operator-token-from-file' },
+      ],
     });
+  });
+
+  it('gives each operator a named token from CONSOLE_TOKENS_FILE, beside the shared ones (issue 39, N4)', async () => {
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const os = await import('node:os');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'console-tokens-')), 'tokens');
+    fs.writeFileSync(
+      file,
+      '# name:role:token\nmaria.souza:operator:0f1e2d3c4b5a69788796a5b4c3d2e1f0\n\nana:read-only:9a8b7c6d5e4f30211203f4e5d6c7b8a9\n',
+    );
+    const config = loadConfig({
+      ...base,
+      CONSOLE_TOKEN: 'read-only-token-123456',
+      CONSOLE_TOKENS_FILE: file,
+    });
+    expect(config.console?.tokens.map(({ name, role }) => [name, role])).toEqual([
+      ['shared-read-only', 'read-only'],
+      ['maria.souza', 'operator'],
+      ['ana', 'read-only'],
+    ]);
+    expect(loadConfig({ ...base, CONSOLE_TOKENS_FILE: file }).console?.tokens).toHaveLength(2);
   });
 
   it.each([
@@ -170,8 +194,38 @@ describe('console settings', () => {
       { CONSOLE_TOKEN: 'read-only-token-123456', CONSOLE_TOKEN_FILE: '/x' },
       /^CONSOLE_TOKEN_FILE: cannot be set together with CONSOLE_TOKEN/,
     ],
+    [{ CONSOLE_TOKENS: 'maria:operator' }, /^CONSOLE_TOKENS: line 1: expected name:role:token/],
+    [{ CONSOLE_TOKENS: 'maria:admin:0f1e2d3c4b5a69788796a5b4c3d2e1f0' }, /^CONSOLE_TOKENS: line 1: the role/],
+    [{ CONSOLE_TOKENS: 'maria:operator:aaaaaaaaaaaaaaaaaaaa' }, /^CONSOLE_TOKENS: line 1: the token is weak/],
+    [
+      { CONSOLE_TOKENS: 'ma ria:operator:0f1e2d3c4b5a69788796a5b4c3d2e1f0' },
+      /^CONSOLE_TOKENS: line 1: a name/,
+    ],
+    [
+      {
+        CONSOLE_TOKENS:
+          'a:operator:0f1e2d3c4b5a69788796a5b4c3d2e1f0\na:read-only:9a8b7c6d5e4f30211203f4e5d6c7b8a9',
+      },
+      /^CONSOLE_TOKENS: the name a is given twice/,
+    ],
+    [
+      {
+        CONSOLE_TOKENS:
+          'a:operator:0f1e2d3c4b5a69788796a5b4c3d2e1f0\nb:read-only:0f1e2d3c4b5a69788796a5b4c3d2e1f0',
+      },
+      /^CONSOLE_TOKENS: the token of b is given to another name too/,
+    ],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(message);
+  });
+});
+
+describe('listeners', () => {
+  it('binds the admin listener (health, metrics, console) to loopback unless told (issue 39, N3)', () => {
+    const config = loadConfig(base);
+    expect(config.ADMIN_HOST).toBe('127.0.0.1');
+    expect(config.HTTP_HOST).toBe('0.0.0.0');
+    expect(loadConfig({ ...base, ADMIN_HOST: '0.0.0.0' }).ADMIN_HOST).toBe('0.0.0.0');
   });
 });
 

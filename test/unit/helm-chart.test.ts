@@ -102,6 +102,22 @@ describe('the chart templates', () => {
     expect(deployment).toContain('containerPort: {{ .Values.admin.port }}');
   });
 
+  it('admit the public and the admin port in rules of their own, with their own peers (issue 39, N3)', () => {
+    const policy = read(CHART, 'templates', 'networkpolicy.yaml');
+    // The public port's rule takes ingressFrom, the admin port's adminFrom; neither lists both ports.
+    expect(policy).toMatch(
+      /- ports:\n\s+- \{ port: \{\{ \.Values\.service\.port \}\}, protocol: TCP \}\n\s+\{\{- with \.Values\.networkPolicy\.ingressFrom \}\}/,
+    );
+    expect(policy).toMatch(
+      /- ports:\n\s+- \{ port: \{\{ \.Values\.admin\.port \}\}, protocol: TCP \}\n\s+from: \{\{- toYaml \.Values\.networkPolicy\.adminFrom /,
+    );
+    expect(errors(withValue('networkPolicy.adminFrom', [{ podSelector: {} }]))).toBe('');
+  });
+
+  it('bind the admin listener to the pod address, the service defaulting to loopback (issue 39, N3)', () => {
+    expect(read(CHART, 'templates', 'configmap.yaml')).toMatch(/^ {2}ADMIN_HOST: "0\.0\.0\.0"$/m);
+  });
+
   it('run the pod as the numeric user the Dockerfile runs as, which runAsNonRoot can verify', () => {
     const user = /^USER (\S+)$/m.exec(read(ROOT, 'Dockerfile'))?.[1];
     expect(user).toMatch(/^\d+:\d+$/);

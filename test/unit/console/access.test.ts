@@ -16,7 +16,12 @@ const OPERATOR_TOKEN = 'operator-token-0123456789';
 async function consoleApp(extra: Partial<ConsoleDeps> = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: false });
   await registerConsole(app, {
-    tokens: { readOnly: READ_TOKEN, operator: OPERATOR_TOKEN },
+    tokens: {
+      tokens: [
+        { name: 'shared-read-only', role: 'read-only', token: READ_TOKEN },
+        { name: 'shared-operator', role: 'operator', token: OPERATOR_TOKEN },
+      ],
+    },
     prefix: 'access-test',
     // No audit clients: every page these tests reach refuses, or fails its criteria, first.
     audit: () => ({}) as unknown as AuditContext,

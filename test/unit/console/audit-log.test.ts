@@ -17,6 +17,7 @@ const validate = addFormats(new Ajv({ strict: false })).compile(published);
 const at = '2026-11-23T01:02:03.456Z';
 const redrive: ConsoleAuditEvent = {
   action: 'redrive',
+  actor: 'maria.souza',
   role: 'operator',
   target: {
     from: '2026-11-23T00:00:00.000Z',
@@ -31,6 +32,7 @@ const redrive: ConsoleAuditEvent = {
 };
 const reveal: ConsoleAuditEvent = {
   action: 'reveal',
+  actor: 'maria.souza',
   role: 'operator',
   target: { deadLetter: 'p.errors/1/42' },
   count: 1,
@@ -69,5 +71,41 @@ describe('the console audit log', () => {
     const byText = { ...reveal, target: { deadLetter: 'Maria Silva' } };
     await expect(log.write(byText)).rejects.toThrow();
     expect(sent).toEqual([]);
+  });
+
+  it('refuses an event without its actor, or with a token-like actor (issue 39, N4)', async () => {
+    const { kafka, sent } = recordingKafka();
+    const log = kafkaAuditLog(kafka, 'p', pino({ level: 'silent' }));
+    const { actor: _actor, ...anonymous } = reveal;
+    await expect(log.write(anonymous as ConsoleAuditEvent)).rejects.toThrow(/actor/);
+    await expect(log.write({ ...reveal, actor: 'name:operator:token' })).rejects.toThrow(/actor/);
+    expect(sent).toEqual([]);
+  });
+
+  it('takes the CLI redrive and the key search, as the published schema describes them', async () => {
+    const { kafka, sent } = recordingKafka();
+    const log = kafkaAuditLog(kafka, 'p', pino({ level: 'silent' }));
+    await log.write({
+      action: 'redrive-started',
+      actor: 'ana',
+      role: 'cli',
+      target: {
+        offsets: { partition: 0, fromOffset: 3 },
+        operations: ['vehicle', 'vehicle-async'],
+        keyFilter: true,
+      },
+      at,
+    });
+    await log.write({
+      action: 'dead-letter-search',
+      actor: 'maria.souza',
+      role: 'operator',
+      target: { from: '2026-11-23T00:00:00.000Z', keyFilter: true },
+      count: 3,
+      at,
+    });
+    for (const m of sent.flatMap((r) => r.messages)) {
+      expect(validate(JSON.parse(String(m.value))), JSON.stringify(validate.errors)).toBe(true);
+    }
   });
 });

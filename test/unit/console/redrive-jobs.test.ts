@@ -52,7 +52,7 @@ describe('a console redrive job', () => {
       now,
     };
     const job: Job = { id: 'j', state: 'running', lines: [] };
-    await runJob(deps, job, choice, 'operator');
+    await runJob(deps, job, choice, { role: 'operator', actor: 'maria.souza' });
     expect(steps).toEqual(['redrive-started', 'reading dead letters', 'redrive']);
     expect(job).toMatchObject({ state: 'failed', error: 'the broker is away' });
   });
@@ -68,7 +68,7 @@ describe('a console redrive job', () => {
       now,
     };
     const job: Job = { id: 'j', state: 'running', lines: [] };
-    await runJob(deps, job, choice, 'operator');
+    await runJob(deps, job, choice, { role: 'operator', actor: 'maria.souza' });
     expect(audit).not.toHaveBeenCalled();
     expect(job).toMatchObject({
       state: 'failed',

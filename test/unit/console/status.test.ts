@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sumReplicas, type OperationFigures } from '../../../src/console/status.js';
-import { createSessions } from '../../../src/console/auth.js';
+import { createSessions, memorySessionStore } from '../../../src/console/auth.js';
 
 const figures = (over: Partial<OperationFigures>): OperationFigures => ({
   calls: 0,
@@ -67,26 +67,40 @@ describe('sumReplicas and hanging transactions', () => {
 });
 
 describe('console sessions', () => {
-  const tokens = { readOnly: 'read-only-token-123456', operator: 'operator-token-1234567' };
+  const tokens = {
+    tokens: [
+      { name: 'shared-read-only', role: 'read-only' as const, token: 'read-only-token-123456' },
+      { name: 'maria.souza', role: 'operator' as const, token: 'operator-token-1234567' },
+    ],
+  };
 
-  it('grants the role of the token and refuses any other', () => {
-    const sessions = createSessions(tokens, () => new Date(0));
-    expect(sessions.roleOf(tokens.readOnly)).toBe('read-only');
-    expect(sessions.roleOf(tokens.operator)).toBe('operator');
-    expect(sessions.roleOf('read-only-token-12345')).toBeUndefined();
-    expect(sessions.roleOf('')).toBeUndefined();
+  it('grants the role and the name of the token, and refuses any other', () => {
+    const sessions = createSessions(
+      tokens,
+      memorySessionStore(() => new Date(0)),
+    );
+    expect(sessions.identify('read-only-token-123456')).toEqual({
+      role: 'read-only',
+      actor: 'shared-read-only',
+    });
+    expect(sessions.identify('operator-token-1234567')).toEqual({ role: 'operator', actor: 'maria.souza' });
+    expect(sessions.identify('read-only-token-12345')).toBeUndefined();
+    expect(sessions.identify('')).toBeUndefined();
   });
 
-  it('forgets a session after eight hours or on logout', () => {
+  it('forgets a session after eight hours or on logout', async () => {
     let now = 0;
-    const sessions = createSessions(tokens, () => new Date(now));
-    const a = sessions.open('operator');
-    const b = sessions.open('read-only');
-    expect(sessions.get(a)).toBe('operator');
-    sessions.close(b);
-    expect(sessions.get(b)).toBeUndefined();
+    const sessions = createSessions(
+      tokens,
+      memorySessionStore(() => new Date(now)),
+    );
+    const a = await sessions.open({ role: 'operator', actor: 'maria.souza' });
+    const b = await sessions.open({ role: 'read-only', actor: 'shared-read-only' });
+    expect(await sessions.get(a)).toEqual({ role: 'operator', actor: 'maria.souza' });
+    await sessions.close(b);
+    expect(await sessions.get(b)).toBeUndefined();
     now = 8 * 3600 * 1000;
-    expect(sessions.get(a)).toBeUndefined();
-    expect(sessions.get(undefined)).toBeUndefined();
+    expect(await sessions.get(a)).toBeUndefined();
+    expect(await sessions.get(undefined)).toBeUndefined();
   });
 });

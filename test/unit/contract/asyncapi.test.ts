@@ -57,7 +57,13 @@ describe('schemas/asyncapi.yaml', () => {
     expect(audit?.payload.schema).toEqual(generateJsonSchemas().get('audit'));
     // No registry framing: the console writes JSON as is, whatever SCHEMA_REGISTRY_URL says.
     expect(audit?.bindings.kafka).not.toHaveProperty('schemaIdLocation');
-    expect(audit?.bindings.kafka.key.enum).toEqual(['reveal', 'redrive-started', 'redrive', 'erase']);
+    expect(audit?.bindings.kafka.key.enum).toEqual([
+      'reveal',
+      'redrive-started',
+      'redrive',
+      'dead-letter-search',
+      'erase',
+    ]);
     expect(Object.keys(audit?.headers.properties ?? {})).toEqual(['content-type']);
   });
 });

@@ -84,6 +84,38 @@ describe('vehicle-async handler and the tracker', () => {
     expect(failure).toMatchObject({ retryable: true, code: 'PENDING_STORE_FAILED' });
   });
 
+  it('tries only the record again, never a second search, when the same message comes back (issue 39, N2)', async () => {
+    let calls = 0;
+    const counting = {
+      call: () => {
+        calls += 1;
+        return Promise.resolve({ ...created, raw: { id: `s-${calls}` }, body: { id: `s-${calls}` } });
+      },
+    } as unknown as VendorClient;
+    const recorded: CreatedSearch[] = [];
+    let failures = 2;
+    const handler = vehicleAsyncHandler(counting, {
+      onSearchCreated: (search) => {
+        if (failures-- > 0) return Promise.reject(new Error('OOM command not allowed'));
+        recorded.push(search);
+        return Promise.resolve();
+      },
+    });
+    for (let i = 0; i < 2; i++) {
+      await expect(handler({ licensePlate: 'ABC1D23' }, context)).rejects.toMatchObject({
+        code: 'PENDING_STORE_FAILED',
+      });
+    }
+    const outcome = await handler({ licensePlate: 'ABC1D23' }, context);
+    expect(calls).toBe(1);
+    expect(outcome).toMatchObject({ status: 'accepted', searchId: 's-1' });
+    expect(recorded.map((search) => search.searchId)).toEqual(['s-1']);
+    // Recorded: the next message with this requestId goes through the vendor again as before
+    // (the runtime's idempotency store answers copies; the handler is not its place).
+    await handler({ licensePlate: 'ABC1D23' }, { ...context, origin: { ...context.origin, offset: '42' } });
+    expect(calls).toBe(2);
+  });
+
   it('poller scans take due searches once, hiding them from a second scan for the lease', async () => {
     const { deps, store, published, clock } = harness();
     await store.add(pendingSearch(), 0);
