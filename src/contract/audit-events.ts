@@ -136,7 +136,9 @@ const redisCounts = z.strictObject({
  */
 export const eraseAuditEventSchema = z.strictObject({
   action: z.literal('erase'),
-  actor: actor.describe('Who ran the command: its --actor flag, else AUDIT_ACTOR, else the operating system user name'),
+  actor: actor.describe(
+    'Who ran the command: its --actor flag, else AUDIT_ACTOR, else the operating system user name',
+  ),
   dryRun: z.boolean().describe('True when nothing was removed (the command without --confirm)'),
   target: z.strictObject({
     kind: z.enum(['tax-id', 'plate']),

@@ -7,6 +7,7 @@
  * Prints what it measured as `[image] …` lines: image size, cold start to ready, stop time with
  * requests in flight, lost and duplicated outcomes across a stop and start.
  */
+import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,7 +116,9 @@ beforeAll(async () => {
   secretsDir = mkdtempSync(join(tmpdir(), 'vg-image-secrets-'));
   const secretValues: Record<string, string> = {
     VENDOR_API_KEY: SANDBOX_KEY,
-    WEBHOOK_SECRET: 'w'.repeat(32),
+    WEBHOOK_SECRET: randomBytes(24).toString('hex'),
+    REDIS_ENCRYPTION_KEYS: `image-test:${randomBytes(32).toString('base64')}\n`,
+    REDIS_INDEX_KEY: randomBytes(24).toString('hex'),
   };
   const mounts: string[] = [];
   for (const [i, mount] of pod.secretMounts.entries()) {
