@@ -6,12 +6,10 @@
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
-import { PassThrough } from 'node:stream';
-import { Command } from 'commander';
 import type { Admin, Message } from 'kafkajs';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { openClients } from '../../src/audit/clients.js';
-import { registerAuditCommands, type AuditIo } from '../../src/audit/commands.js';
+import type { AuditIo } from '../../src/audit/commands.js';
 import { noProgress } from '../../src/audit/progress.js';
 import { runReplay } from '../../src/audit/replay.js';
 import { loadAuditConfig } from '../../src/config.js';
@@ -19,6 +17,7 @@ import { topicNames } from '../../src/contract/operations.js';
 import { createRegistryClient } from '../../src/producers/registry-client.js';
 import { registerTopicSchemas } from '../../src/producers/schema-registration.js';
 import { cnpjFor, cpfFor, plateFor } from '../../src/sandbox/index.js';
+import { runAuditCli } from '../helpers/audit-cli.js';
 import { createTopicsReady } from '../helpers/create-topics.js';
 import { publish, testPrefix } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
@@ -49,18 +48,9 @@ async function cli(
   env: Record<string, string> = {},
   extra: Partial<AuditIo> = {},
 ): Promise<CliRun> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c));
-  stderr.on('data', (c: Buffer) => err.push(c));
-  let code = 0;
-  const program = new Command('test').exitOverride();
-  registerAuditCommands(program, {
-    stdout,
-    stderr,
-    env: {
+  const run = await runAuditCli(
+    line.split(/\s+/),
+    {
       KAFKA_BROKERS: inject('kafkaBrokers'),
       SCHEMA_REGISTRY_URL: inject('schemaRegistryUrl'),
       TOPIC_PREFIX: prefix,
@@ -68,17 +58,13 @@ async function cli(
       KAFKA_GROUP_ID: `${prefix}.service`,
       ...env,
     },
-    setExitCode: (c) => (code = c),
-    onInterrupt: () => () => undefined,
-    ...extra,
-  });
-  await program.parseAsync(['node', 'cli', ...line.split(/\s+/)]);
-  const text = Buffer.concat(out).toString();
-  const lines = text
+    extra,
+  );
+  const lines = run.stdout
     .split('\n')
     .filter((l) => l.length > 0)
     .map((l) => JSON.parse(l) as Line);
-  return { code, stderr: Buffer.concat(err).toString(), lines };
+  return { code: run.code, stderr: run.stderr, lines };
 }
 
 const requestIds = (run: CliRun) => run.lines.map((l) => l.value?.requestId);

@@ -5,16 +5,14 @@
  * naming the actor and never the identifier. On the real broker, registry, Redis and sandbox.
  */
 import { randomBytes } from 'node:crypto';
-import { PassThrough } from 'node:stream';
-import { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { registerAuditCommands } from '../../src/audit/commands.js';
 import { requestKeys } from '../../src/consumers/idempotency.js';
 import { eraseAuditEventSchema } from '../../src/contract/audit-events.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor, plateFor, type Sandbox } from '../../src/sandbox/index.js';
 import { pendingKeys } from '../../src/webhooks/redis-pending-store.js';
+import { runAuditCli, type AuditCliRun } from '../helpers/audit-cli.js';
 import { publish, type OutcomeCollector } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 
@@ -31,38 +29,18 @@ let prefix: string;
 let sandbox: Sandbox;
 let collector: OutcomeCollector;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = AuditCliRun;
 
-async function cli(args: string[]): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c));
-  stderr.on('data', (c: Buffer) => err.push(c));
-  let code = 0;
-  const program = new Command('test').exitOverride();
-  registerAuditCommands(program, {
-    stdout,
-    stderr,
-    env: {
-      KAFKA_BROKERS: inject('kafkaBrokers'),
-      SCHEMA_REGISTRY_URL: inject('schemaRegistryUrl'),
-      REDIS_URL: inject('redisUrl'),
-      REDIS_INDEX_KEY: INDEX_KEY,
-      TOPIC_PREFIX: prefix,
-      KAFKA_CLIENT_ID: `${prefix}.erase`,
-      KAFKA_GROUP_ID: `${prefix}.service`,
-    },
-    setExitCode: (c) => (code = c),
-    onInterrupt: () => () => undefined,
+function cli(args: string[]): Promise<Run> {
+  return runAuditCli(args, {
+    KAFKA_BROKERS: inject('kafkaBrokers'),
+    SCHEMA_REGISTRY_URL: inject('schemaRegistryUrl'),
+    REDIS_URL: inject('redisUrl'),
+    REDIS_INDEX_KEY: INDEX_KEY,
+    TOPIC_PREFIX: prefix,
+    KAFKA_CLIENT_ID: `${prefix}.erase`,
+    KAFKA_GROUP_ID: `${prefix}.service`,
   });
-  await program.parseAsync(['node', 'cli', ...args]);
-  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
 }
 
 const paid = (requestId: string) => redis.exists(requestKeys(`${prefix}:idempotency`, requestId).paid);
