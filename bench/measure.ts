@@ -96,11 +96,18 @@ export async function measure(
   }
 }
 
-/** One pair per benchmark process: every service a run starts reads what another sealed. */
-const BENCH_AT_REST = {
-  REDIS_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
-  REDIS_INDEX_KEY: randomBytes(32).toString('base64'),
-};
+/**
+ * One pair per benchmark process: every service a run starts reads what another sealed.
+ * BENCH_AT_REST=off runs the services with Redis values in clear (ALLOW_PLAINTEXT_REDIS), to
+ * measure what sealing costs against a run with it on.
+ */
+const BENCH_AT_REST: Record<string, string> =
+  process.env.BENCH_AT_REST === 'off'
+    ? { ALLOW_PLAINTEXT_REDIS: 'true' }
+    : {
+        REDIS_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+        REDIS_INDEX_KEY: randomBytes(32).toString('base64'),
+      };
 
 /**
  * The settings the benchmark gives every service (and baseline) it starts, whatever the

@@ -43,6 +43,7 @@ const IDS = [...SCENARIOS.map((s) => s.id), 'c', ...Object.keys(SERVICE_ONLY)];
 /** Settings that make a run partial: it does not replace the reference results. */
 const PARTIAL_RUN_SETTINGS = [
   'BENCH_ONLY',
+  'BENCH_AT_REST',
   'BENCH_A_REQUESTS',
   'BENCH_B_REQUESTS',
   'BENCH_B_BASELINE_CAP_MS',
