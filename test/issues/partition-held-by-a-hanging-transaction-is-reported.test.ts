@@ -60,7 +60,7 @@ async function sendOffsetsAsEarlierOwner(
         sent = joins.length;
         const refused = await send(member).then(
           () => undefined,
-          (error: unknown) => error,
+          (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
         );
         if (refused === undefined) return;
         if (!isRefusedMember(refused)) throw refused;
