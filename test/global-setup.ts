@@ -109,6 +109,11 @@ async function resolveStack(): Promise<{
       console.log(`[global-setup] ${RYUK_IMAGE} cannot be had: testcontainers runs without its reaper`);
       process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
     }
+    // A local engine publishes the containers' ports on every host address, loopback
+    // included: the tests reach them there, not through the bridge's gateway address that
+    // testcontainers names by default (172.17.0.1), so a test run talks to 127.0.0.1 only.
+    if (typeof docker === 'object' && 'socketPath' in docker)
+      process.env.TESTCONTAINERS_HOST_OVERRIDE ??= '127.0.0.1';
     return { ...(await startContainers()), source: 'testcontainers' };
   }
   if (choice.stack === 'local' && choice.say) console.log(`[global-setup] local stack: ${choice.why}`);
