@@ -111,9 +111,13 @@ async function commitSlice(producer: Producer, partition: number, outputs: Outpu
     await transaction.sendBatch({
       topicMessages: [...byTopic].map(([to, messages]) => ({ topic: to, messages })),
     });
+    if (member === undefined) throw new Error('a batch before the group was joined');
+    // With the member's generation (KIP-447), as the service commits: kafkajs as patched
+    // refuses offsets without it.
     await transaction.sendOffsets({
       consumerGroupId: config.KAFKA_GROUP_ID,
       topics: [{ topic, partitions: [{ partition, offset: String(BigInt(last.offset) + 1n) }] }],
+      consumerGroupMetadata: member,
     });
     await transaction.commit();
   } catch (error) {
@@ -123,6 +127,11 @@ async function commitSlice(producer: Producer, partition: number, outputs: Outpu
 }
 
 const consumer = kafka.consumer({ groupId: config.KAFKA_GROUP_ID });
+/** The group generation this process holds its partitions under. */
+let member: { generationId: number; memberId: string } | undefined;
+consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+  member = { generationId: payload.generationId, memberId: payload.memberId };
+});
 await consumer.connect();
 await consumer.subscribe({ topic, fromBeginning: true });
 await consumer.run({
