@@ -1,6 +1,6 @@
 import type { Admin, Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
+import { LANES, type Operation, type TopicNames } from '../contract/operations.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { OutputDeps } from '../producers/output-records.js';
 import { BreakerPauses } from './breaker-pauses.js';
@@ -132,13 +132,13 @@ export class Runtime {
     this.breakerPauses = new BreakerPauses({
       pauses: this.pauses,
       breakerFor: (operation) => deps.breakerFor(operation),
-      topicOf: (operation) => deps.topics.request(operation),
+      topicsOf: (operation) => LANES.map((lane) => deps.topics.request(operation, lane)),
       partitionsOf: (topic) => this.partitions.partitionsOf(topic),
       logger,
     });
     this.spendCaps = new SpendCapPauses({
       pauses: this.pauses,
-      topicOf: (operation) => deps.topics.request(operation),
+      topicsOf: (operation) => LANES.map((lane) => deps.topics.request(operation, lane)),
       partitionsOf: (topic) => this.partitions.partitionsOf(topic),
     });
     this.producer = deps.producer ?? createTransactionalProducer(deps.kafka, settings);
@@ -251,7 +251,7 @@ export class Runtime {
     await this.producer.connect();
     await consumer.connect();
     await consumer.subscribe({
-      topics: OPERATIONS.map((op) => deps.topics.request(op)),
+      topics: deps.topics.requestTopics(),
       fromBeginning: true,
     });
     await consumer.run({

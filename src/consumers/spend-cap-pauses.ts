@@ -8,7 +8,8 @@ import type { PauseControl } from './pause-control.js';
  */
 export interface SpendCapPausesDeps {
   pauses: Pick<PauseControl, 'pause' | 'resume'>;
-  topicOf(operation: Operation): string;
+  /** The operation's request topics (both lanes). */
+  topicsOf(operation: Operation): string[];
   /** The partitions of a topic this instance holds now. */
   partitionsOf(topic: string): number[];
   now?: () => number;
@@ -21,17 +22,19 @@ export class SpendCapPauses {
 
   /** Pauses the operation's partitions until `resumeAt` (epoch milliseconds), or later if already. */
   pauseUntil(operation: Operation, resumeAt: number): void {
-    const topic = this.deps.topicOf(operation);
-    for (const partition of this.deps.partitionsOf(topic))
-      this.deps.pauses.pause(topic, partition, 'spend-cap');
+    const topics = this.deps.topicsOf(operation);
+    for (const topic of topics)
+      for (const partition of this.deps.partitionsOf(topic))
+        this.deps.pauses.pause(topic, partition, 'spend-cap');
     const current = this.until.get(operation);
     if (current && current.resumeAt >= resumeAt) return;
     clearTimeout(current?.timer);
     const timer = setTimeout(
       () => {
         this.until.delete(operation);
-        for (const partition of this.deps.partitionsOf(topic))
-          this.deps.pauses.resume(topic, partition, 'spend-cap');
+        for (const topic of topics)
+          for (const partition of this.deps.partitionsOf(topic))
+            this.deps.pauses.resume(topic, partition, 'spend-cap');
       },
       Math.max(0, resumeAt - this.now()),
     );

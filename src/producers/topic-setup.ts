@@ -26,7 +26,7 @@ export function contractTopics(topics: TopicNames, settings: TopicSettings): ITo
     ],
   });
   return [
-    ...OPERATIONS.map((op) => make(topics.request(op), settings.requestRetentionMs, false)),
+    ...topics.requestTopics().map((topic) => make(topic, settings.requestRetentionMs, false)),
     ...OPERATIONS.map((op) => make(topics.result(op), settings.outputRetentionMs, true)),
     make(topics.errors, settings.outputRetentionMs, true),
     make(topics.vehicleSearchEvents, settings.outputRetentionMs, true),

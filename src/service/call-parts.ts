@@ -54,7 +54,7 @@ export function createCallParts(
     limits: config.limits,
     breakerFor,
     paused: deps.paused,
-    requestTopic: (op) => deps.infra.topics.request(op),
+    requestTopic: (op, lane) => deps.infra.topics.request(op, lane),
     now: () => Date.now(),
   });
   // The console's figures count each call its limiter starts.
