@@ -77,7 +77,10 @@ function topicsOfKind(
             explicit: true,
             ifPresent: ops.map((op) => topics.request(op, 'bulk')),
           }
-        : { topics: OPERATIONS.flatMap((op) => LANES.map((lane) => topics.request(op, lane))), explicit: false };
+        : {
+            topics: OPERATIONS.flatMap((op) => LANES.map((lane) => topics.request(op, lane))),
+            explicit: false,
+          };
     case 'results':
       return { topics: (ops ?? OPERATIONS).map((op) => topics.result(op)), explicit: ops !== undefined };
     case 'errors':
