@@ -127,6 +127,10 @@ const envSchema = z.object({
   /** Per-operation overrides, JSON: {"vehicle":{"ratePerSecond":50,"maxConcurrent":10,"spendCapPerHour":1000}}. */
   VENDOR_LIMITS: limitsJson,
   MAX_IN_FLIGHT: int(1, 500),
+  /** The fraction of each operation's limit bulk-lane calls get while they wait (limits/lane-gate.ts). */
+  LANE_BULK_MIN_SHARE: numberOr(z.coerce.number().min(0).lt(1), 0.1),
+  /** Uncommitted bulk-lane requests one operation's partitions may hold per replica; default 2 s of its rate. */
+  LANE_BULK_QUEUE: optionalInt(1),
   PARTITION_WINDOW: int(1, 1000),
   /** Uncommitted requests of all the replica's partitions together: what is held stays bounded at any partition count. */
   REPLICA_WINDOW: int(1, 5000),

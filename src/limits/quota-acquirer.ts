@@ -81,6 +81,8 @@ export class QuotaAcquirer {
     lateRetries: LateRetries = { count: 0 },
     /** Sets `ready` going (ScheduleOptions.startReady): called as the slot is asked for. */
     startReady?: () => unknown,
+    /** Called when the store answered with a slot, before sleeping towards it (lanes). */
+    onReserved?: () => void,
   ): Promise<HeldSlot> {
     const { now, sleeper } = this.deps;
     for (;;) {
@@ -105,6 +107,7 @@ export class QuotaAcquirer {
         await sleeper.until(now() + admission.waitMs, signal);
         continue;
       }
+      onReserved?.();
       const due = admission.dueAt ?? answered + admission.waitMs;
       const paced = admission.waitMs >= this.deps.lateToleranceMs;
       try {

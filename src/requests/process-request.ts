@@ -5,7 +5,7 @@ import type {
   RequestEnvelope,
   ResultEnvelope,
 } from '../contract/envelopes.js';
-import type { Operation } from '../contract/operations.js';
+import type { Lane, Operation } from '../contract/operations.js';
 import { InfrastructureError, InvalidRequestError, toAppError, type AppError } from '../errors.js';
 import { decodeWhenRegistryAnswers, type DecodeDeps } from './decode-wait.js';
 import { checkRequestBytes } from './value-guard.js';
@@ -56,6 +56,8 @@ export interface IncomingRequest<O extends Operation = Operation> {
   value: Buffer | null;
   /** Key and traceparent of the message, handed to handlers that write later (vehicle-async). */
   correlation?: Correlation | undefined;
+  /** The lane of the topic it came from (interactive when absent): the limiter's priority. */
+  lane?: Lane | undefined;
 }
 
 export type ProcessOutcome =
@@ -179,6 +181,7 @@ async function payAndStore<O extends Operation>(
     call = await callWithRetries(deps, incoming.operation, context, params, signals, log, {
       promise: reservation,
       start: claim.start,
+      lane: incoming.lane,
     });
   } catch (error) {
     if (error instanceof NotStarted) throw error;

@@ -1,4 +1,4 @@
-import type { Operation } from '../contract/operations.js';
+import type { Lane, Operation } from '../contract/operations.js';
 import type { ParamsOf } from '../contract/params.js';
 import { InfrastructureError, toAppError, type AppError } from '../errors.js';
 import type { Handler, HandlerContext, HandlerOutcome, Handlers } from '../handlers/types.js';
@@ -69,8 +69,9 @@ export async function callWithRetries<O extends Operation>(
    * When given, no call starts before `promise` resolves: the idempotency claim, set going by
    * `start` as the limiter asks Redis for the call's slot (one write for both), or before
    * anything else waits on it. If it rejects, this throws NotStarted and nothing was called.
+   * `lane`: the request's lane, the limiter's priority (interactive when absent).
    */
-  ready?: { promise: Promise<unknown>; start: () => unknown },
+  ready?: { promise: Promise<unknown>; start: () => unknown; lane?: Lane | undefined },
 ): Promise<{ outcome: HandlerOutcome; attempts: number }> {
   const handler: Handler<O> = deps.handlers[operation];
   const limiter = deps.limiterFor(operation);
@@ -114,7 +115,7 @@ export async function callWithRetries<O extends Operation>(
               return gate.then(() => run(slot));
             }
           : run,
-        { signal, ready: gate, startReady: ready?.start },
+        { signal, ready: gate, startReady: ready?.start, lane: ready?.lane },
       );
       breaker.recordSuccess();
       return { outcome, attempts };

@@ -43,6 +43,7 @@ export function createCallParts(
     ...(deps.infra.redis ? { redis: deps.infra.redis } : {}),
     keyPrefix: `${config.TOPIC_PREFIX}:limits`,
     logger: deps.logger,
+    lanes: { bulkMinShare: config.LANE_BULK_MIN_SHARE },
   });
   closers.add('limiters', () => limiters.close());
   const serviceMetrics = createMetrics();
