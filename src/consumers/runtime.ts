@@ -45,6 +45,8 @@ export interface RuntimeSettings {
   partitionWindow: number;
   /** Uncommitted requests of every held partition together (see TakeWindow). */
   replicaWindow: number;
+  /** LANE_BULK_QUEUE: uncommitted bulk-lane requests per operation (see TakeWindow). */
+  bulkWindow?: Readonly<Record<Operation, number>>;
   commitIntervalMs: number;
   /** The longest spacing between commit rounds (CommitLoop: a tenth of the waiting work's time). */
   maxCommitIntervalMs: number;
@@ -157,7 +159,7 @@ export class Runtime {
       logger,
       hangingAfterMs: settings.transactionTimeoutMs + HANGING_TRANSACTION_MARGIN_MS,
     });
-    this.window = new TakeWindow(settings, () => this.partitions.values());
+    this.window = this.createWindow();
     this.worker = this.createWorker();
     this.commits = new CommitLoop({
       settings,
@@ -206,6 +208,16 @@ export class Runtime {
         'consumer restarting; the partition is read from its committed offset once the group is joined again',
       );
     }
+  }
+
+  /** The partitions' windows; a bulk lane's partitions also share their lane's (TakeWindow). */
+  private createWindow(): TakeWindow {
+    const { settings, topics } = this.deps;
+    return new TakeWindow(
+      settings,
+      () => this.partitions.values(),
+      (state) => topics.laneOfRequestTopic(state.topic)?.lane === 'bulk',
+    );
   }
 
   private createWorker(): Worker {

@@ -1,7 +1,7 @@
 import type { Batch, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Correlation } from '../contract/envelopes.js';
-import type { Operation, TopicNames } from '../contract/operations.js';
+import type { Lane, Operation, TopicNames } from '../contract/operations.js';
 import { lazyChild, type RequestLogger } from '../observability/logger.js';
 import type { RequestTrace, Tracing } from '../observability/tracing.js';
 import { readTraceparent } from '../producers/headers.js';
@@ -31,7 +31,7 @@ import {
  * through processRequest and completes its offset with the outcome's output records.
  */
 export interface WorkerDeps {
-  topics: Pick<TopicNames, 'operationOfRequestTopic'>;
+  topics: Pick<TopicNames, 'laneOfRequestTopic'>;
   window: Pick<TakeWindow, 'room'>;
   partitions: Pick<Partitions, 'stateFor'>;
   scheduler: Pick<OperationSchedulers, 'submit'>;
@@ -82,8 +82,8 @@ export class Worker {
   async takeBatch(payload: BatchPayload): Promise<void> {
     const { batch } = payload;
     const { topic, partition } = batch;
-    const operation = this.deps.topics.operationOfRequestTopic(topic);
-    if (!operation || this.deps.isStopping()) return;
+    const { operation, lane } = this.deps.topics.laneOfRequestTopic(topic) ?? {};
+    if (!operation || !lane || this.deps.isStopping()) return;
     const state = await this.deps.partitions.stateFor(topic, partition, operation, batch.fetchedOffset);
     // An earlier owner's transaction still holds its offsets (paused, fetched again once it
     // ends), or the batch was fetched from past the committed offset (read again from there).
@@ -108,12 +108,18 @@ export class Worker {
       state.highestTaken = offset;
       payload.resolveOffset(message.offset);
       const orderingKey = message.key ? `${state.id}\u0000${message.key.toString('latin1')}` : undefined;
-      this.deps.scheduler.submit(state.operation, orderingKey, state.id, () => this.work(state, message));
+      this.deps.scheduler.submit(
+        state.operation,
+        orderingKey,
+        state.id,
+        () => this.work(state, message, lane),
+        lane,
+      );
     }
   }
 
-  async work(state: PartitionState, message: KafkaMessage): Promise<void> {
-    const job = this.job(state, message);
+  async work(state: PartitionState, message: KafkaMessage, lane: Lane = 'interactive'): Promise<void> {
+    const job = this.job(state, message, lane);
     for (let failures = 0; ; failures += 1) {
       if (state.isRevoked()) {
         job.trace?.abandon('revoked');
@@ -135,7 +141,7 @@ export class Worker {
     }
   }
 
-  private job(state: PartitionState, message: KafkaMessage): Job {
+  private job(state: PartitionState, message: KafkaMessage, lane: Lane): Job {
     const log = lazyChild(this.deps.logger, () => ({
       topic: state.topic,
       partition: state.partition,
@@ -156,6 +162,7 @@ export class Worker {
       origin: { topic: state.topic, partition: state.partition, offset: message.offset },
       value: message.value,
       correlation,
+      lane,
     };
     return { state, message, incoming, correlation, trace, log, startedAt: Date.now() };
   }
