@@ -35,7 +35,7 @@ export function instrumentLimiter(
         // fn runs again when its request would have left too late for its slot: still one call.
         if (slot.renewals === 0) {
           metrics.limiterWait(operation, seconds(queuedAt));
-          metrics.callStarted(operation);
+          metrics.callStarted(operation, options?.lane);
         }
         return fn(slot);
       }, options);

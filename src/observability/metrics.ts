@@ -1,8 +1,9 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import type { Operation } from '../contract/operations.js';
+import type { Lane, Operation } from '../contract/operations.js';
+import type { LaneFigures } from '../limits/lane-gate.js';
 import { watchConsumerLag, type LagWatchDeps } from './consumer-lag.js';
 import { metricFactory, type MetricFactory } from './metric-factory.js';
-import { operationGauges, runtimeGauges, webhookGauges } from './metric-gauges.js';
+import { laneGauges, operationGauges, runtimeGauges, webhookGauges } from './metric-gauges.js';
 import {
   type BreakerTransition,
   requestRecorders,
@@ -16,13 +17,19 @@ import type { FramingMismatchKind } from '../producers/value-codec.js';
 
 /**
  * Prometheus metrics of the service (prom-client, the de-facto Node client). Labels are
- * bounded: operation, topic, partition, reason, kind, code, status and outcome only; never a request
+ * bounded: operation, lane, topic, partition, reason, kind, code, status and outcome only; never a request
  * id, a key, a tax id or a URL. Gauges of state held elsewhere (the runtime, the limiters,
  * the breakers, the pending searches) are read at scrape time from the sources attached.
  */
 export interface MetricSources {
   runtime?: { stats(): RuntimeStats };
-  limiters?: Record<Operation, { stats: { started: number; lateSlots: number }; backoffActive(): boolean }>;
+  limiters?: Record<
+    Operation,
+    {
+      stats: { started: number; lateSlots: number; lanes?: Record<Lane, LaneFigures> };
+      backoffActive(): boolean;
+    }
+  >;
   spendCaps?: Partial<Record<Operation, number | undefined>>;
   breakerState?: (operation: Operation) => BreakerState;
   pendingSearches?: () => Promise<number>;
@@ -35,7 +42,7 @@ export interface ServiceMetrics extends RuntimeMetrics {
   rateLimited(operation: Operation): void;
   retry(operation: Operation, reason: string): void;
   limiterWait(operation: Operation, seconds: number): void;
-  callStarted(operation: Operation): void;
+  callStarted(operation: Operation, lane?: Lane): void;
   breakerTransition(operation: Operation, kind: BreakerTransition): void;
   paidOutcomeReused(operation: Operation): void;
   framingMismatch(operation: Operation, kind: FramingMismatchKind): void;
@@ -67,6 +74,7 @@ export function createMetrics(): ServiceMetrics {
   };
   runtimeGauges(make, () => sources);
   operationGauges(make, () => sources);
+  laneGauges(make, () => sources);
   webhookGauges(make, () => sources);
   memoryGauges(make);
   return {
