@@ -13,6 +13,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { inheritedSettings } from './inherited.js';
@@ -26,6 +27,7 @@ import { addedLatency, latencyLoad } from './scenarios/c-added-latency.js';
 import { measureBacklog } from './scenarios/backlog.js';
 import { measurePartitionCount } from './scenarios/d-partition-count.js';
 import { measureIdle } from './scenarios/idle.js';
+import { measureLanes } from './scenarios/lanes.js';
 import { measureLatency } from './latency.js';
 import { tracingCost } from './tracing-cost.js';
 import { warmUpBroker } from './warm-up.js';
@@ -37,6 +39,7 @@ const SERVICE_ONLY: Record<string, (kafka: Kafka, admin: Admin) => Promise<objec
   d: measurePartitionCount,
   idle: measureIdle,
   backlog: measureBacklog,
+  lanes: measureLanes,
 };
 const IDS = [...SCENARIOS.map((s) => s.id), 'c', ...Object.keys(SERVICE_ONLY)];
 
@@ -64,6 +67,8 @@ const PARTIAL_RUN_SETTINGS = [
   'BENCH_FROM_SOURCE',
   'BENCH_WARMUP_REQUESTS',
   'BENCH_WARMUP_SECONDS',
+  'BENCH_LANES_BULK',
+  'BENCH_LANES_SECONDS',
 ];
 
 async function main(): Promise<void> {
@@ -141,6 +146,13 @@ async function main(): Promise<void> {
   const name = partial ? 'runtime.partial' : 'runtime';
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
   if (!partial) writeFileSync(join(dir, 'runtime.svg'), chart(report, SCENARIOS));
+  // The lanes scenario's own file, committed with its commit whatever the sizes (issue 41):
+  // `partial` and the sizes say which run it was; the load average, how busy the machine was.
+  if (report.lanes)
+    writeFileSync(
+      join(dir, 'lanes.json'),
+      `${JSON.stringify({ commit, measuredAt: report.measuredAt, machine: report.machine, loadAverage: loadavg(), partial, ...report.lanes }, null, 2)}\n`,
+    );
   console.log(summary(report));
   console.log(`wrote bench/results/${name}.json (commit ${commit})`);
 }
