@@ -4,10 +4,7 @@ import { OPERATIONS, type Operation, type TopicNames } from '../contract/operati
 import type { ValueCodec } from '../producers/value-codec.js';
 import { sampleKey, sampleParams } from './samples.js';
 
-/**
- * The demo publisher: one request per operation, then each outcome printed as it arrives
- * (results, dead letters and vehicle-search events). Prints ids and statuses only.
- */
+/** What `runDemo` depends on. */
 export interface DemoDeps {
   kafka: Kafka;
   topics: TopicNames;
@@ -17,6 +14,10 @@ export interface DemoDeps {
   timeoutMs: number;
 }
 
+/**
+ * The demo publisher: one request per operation, then each outcome printed as it arrives
+ * (results, dead letters and vehicle-search events). Prints ids and statuses only.
+ */
 export async function runDemo(
   deps: DemoDeps,
 ): Promise<{ outcomes: number; expected: number; unanswered: number }> {
