@@ -4,13 +4,13 @@ import { OPERATIONS, type Operation, type TopicNames } from '../contract/operati
 import type { Tracing } from '../observability/tracing.js';
 import type { OutputDeps } from '../producers/output-records.js';
 import { BreakerPauses } from './breaker-pauses.js';
-import type { CircuitBreaker } from './circuit-breaker.js';
+import type { CircuitBreaker } from '../requests/circuit-breaker.js';
+import { CommitLoop } from './commit-loop.js';
 import {
-  CommitLoop,
   createTransactionalProducer,
   type GroupMember,
   type TransactionalProducer,
-} from './commit-loop.js';
+} from './transactional-producer.js';
 import { stopIdleRequestQueueLoop } from './kafkajs-request-queue.js';
 import { isBetweenRuns } from './kafkajs-between-runs.js';
 import { OperationSchedulers } from './operation-schedulers.js';
@@ -22,7 +22,7 @@ import {
   type HeldPartition,
 } from './partitions.js';
 import { PauseControl, type PauseReason } from './pause-control.js';
-import type { ProcessDeps } from './process-request.js';
+import type { ProcessDeps } from '../requests/process-request.js';
 import { SpendCapPauses } from './spend-cap-pauses.js';
 import { TakeWindow } from './take-window.js';
 import { withFetchedOffset, Worker } from './worker.js';

@@ -24,7 +24,7 @@ import {
   type IncomingRequest,
   type ProcessDeps,
   type ProcessOutcome,
-} from './process-request.js';
+} from '../requests/process-request.js';
 
 /**
  * Takes fetched messages into their partition's window and schedules them by key; runs each

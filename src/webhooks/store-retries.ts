@@ -1,4 +1,4 @@
-import { abortableSleep } from '../consumers/retry-policy.js';
+import { abortableSleep } from '../retry.js';
 
 export interface StoreRetries {
   tries: number;

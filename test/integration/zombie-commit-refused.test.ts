@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type Consumer, type ConsumerGroupJoinEvent } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { isRefusedMember } from '../../src/consumers/commit-loop.js';
+import { isRefusedMember } from '../../src/consumers/transactional-producer.js';
 import { stableCommittedOffset } from '../../src/consumers/partitions.js';
 import { createTopic } from '../helpers/stack.js';
 import { useTestKafka } from '../helpers/test-kafka.js';

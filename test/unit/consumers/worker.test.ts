@@ -6,7 +6,7 @@ import { OperationSchedulers } from '../../../src/consumers/operation-schedulers
 import type { Operation } from '../../../src/contract/operations.js';
 import { PartitionState } from '../../../src/consumers/partition-state.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
-import type { ProcessDeps } from '../../../src/consumers/process-request.js';
+import type { ProcessDeps } from '../../../src/requests/process-request.js';
 import { Worker, type BatchPayload } from '../../../src/consumers/worker.js';
 import { topicNames } from '../../../src/contract/operations.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';

@@ -1,13 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
-import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
+import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
 import {
   memoryIdempotencyStore,
   type Claim,
   type IdempotencyStore,
   type Reservation,
-} from '../../../src/consumers/idempotency.js';
-import { processRequest, type ProcessDeps } from '../../../src/consumers/process-request.js';
+} from '../../../src/requests/idempotency.js';
+import { processRequest, type ProcessDeps } from '../../../src/requests/process-request.js';
 import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
 import { AppError, InfrastructureError } from '../../../src/errors.js';
 import type { ParamsOf } from '../../../src/contract/params.js';
