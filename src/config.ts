@@ -152,6 +152,11 @@ const envSchema = z.object({
   BREAKER_FAILURE_THRESHOLD: int(1, 10),
   BREAKER_COOLDOWN_MS: int(1, 30_000),
   DEDUPE_WINDOW_SECONDS: int(1, 7 * 24 * 3600),
+  /**
+   * Paid outcomes the one-instance mode (no REDIS_URL) keeps in memory, the oldest dropped
+   * first beyond it: memory bounded whatever the dedupe window.
+   */
+  MEMORY_DEDUPE_MAX_ENTRIES: numberOr(z.coerce.number().int().min(1_000).max(10_000_000), 50_000),
   MAX_REQUEST_BYTES: int(1, 2 * 1024 * 1024),
   /** Deeper request JSON is dead-lettered unparsed: deep nesting overflows the stack of every parser. */
   MAX_JSON_DEPTH: numberOr(z.coerce.number().int().min(1).max(1_000), 64),
