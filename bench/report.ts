@@ -135,7 +135,7 @@ function idleLines(idle: IdleReport | undefined): string[] {
 function backlogLines(backlog: BacklogReport | undefined): string[] {
   if (!backlog) return [];
   return [
-    `(backlog) ${backlog.title}`,
+    `(backlog) ${backlog.title}${backlog.system === 'one-instance' ? ', one-instance mode' : ''}`,
     ...Object.values(backlog.runs).map(
       (run) =>
         `  ${run.requests} requests (published in ${run.publishSeconds} s, ${run.requestsWithOutcome} answered): ${run.outcomesPerSecond} results/s, ${run.cpuMsPerRequest} CPU-ms/request, ${run.peakRssMiB} MiB peak RSS, exactly once: ${met(run.exactlyOnce)}, ${run.wallSeconds} s in all`,
