@@ -10,6 +10,7 @@ import {
   type GroupMember,
   type TransactionalProducer,
 } from './transactional-producer.js';
+import { backoffDelayMs, type Backoff } from '../retry.js';
 
 /** What the commit loop commits, with what, and whom it tells. */
 export interface CommitLoopDeps {
@@ -44,9 +45,8 @@ export const MAX_COMMIT_FAILURES = 5;
  * leaders and coordinators move and load), so that a leader election is waited out, not fatal.
  */
 export const COMMIT_FAILURE_BUDGET_MS = 120_000;
-/** The wait before the first retry of a failed round; it doubles up to RETRY_MAX_DELAY_MS. */
-const RETRY_DELAY_MS = 100;
-const RETRY_MAX_DELAY_MS = 5_000;
+/** The wait before the first retry of a failed round: 100 ms, doubling up to 5 s, with equal jitter. */
+const ROUND_RETRY: Backoff = { firstDelayMs: 100, maxDelayMs: 5_000, jitter: 'equal' };
 /** The share of its own time an outcome may wait for company in its commit round (see above). */
 const COMMIT_WAIT_SHARE = 0.1;
 
@@ -123,10 +123,12 @@ export class CommitLoop {
     for (let round = 0; round <= MAX_COMMIT_FAILURES && this.hasWork(); round += 1) await this.commitRound();
   }
 
-  /** The wait before the next try of a failed round: doubling, capped, with full jitter. */
+  /**
+   * The wait before the next try of a failed round (ROUND_RETRY). The round is scheduled, not
+   * awaited: stop() clears it, and countFailure decides when failing is fatal.
+   */
   retryDelayMs(): number {
-    const ceiling = Math.min(RETRY_MAX_DELAY_MS, RETRY_DELAY_MS * 2 ** Math.max(0, this.failures - 1));
-    return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+    return backoffDelayMs(ROUND_RETRY, this.failures);
   }
 
   /**

@@ -11,7 +11,6 @@ import {
   type GroupMember,
   type TransactionalProducer,
 } from './transactional-producer.js';
-import { stopIdleRequestQueueLoop } from './kafkajs-request-queue.js';
 import { isBetweenRuns } from './kafkajs-between-runs.js';
 import { OperationSchedulers } from './operation-schedulers.js';
 import {
@@ -387,8 +386,6 @@ export const FETCH_SETTINGS = {
 } as const;
 
 function defaultConsumer(kafka: Kafka, settings: RuntimeSettings): Consumer {
-  // Process-wide: also the admin's and the producers' connections, made before or after.
-  stopIdleRequestQueueLoop();
   return kafka.consumer({
     groupId: settings.groupId,
     readUncommitted: false,

@@ -32,6 +32,7 @@ import {
   type RequestSignals,
 } from './vendor-call.js';
 import { subjectsOfParams } from '../at-rest/subjects.js';
+import { retry, type Backoff } from '../retry.js';
 
 export type { RequestSignals } from './vendor-call.js';
 
@@ -233,20 +234,30 @@ async function reserveOrReuse(
   first: Claim,
   signal: AbortSignal,
 ): Promise<{ paid: PaidOutcome } | { reservation: Reservation } | 'aborted'> {
-  let claim = first;
-  while (!claim) {
-    try {
-      await deps.sleep(RESERVATION_POLL_MS, signal);
-    } catch (error) {
-      if (signal.aborted) return 'aborted';
-      throw error;
-    }
-    claim = await deps.idempotency.claim(operation, requestId);
+  // The first answer is the first claim's; each later one a new claim's, after a wait.
+  const ask = async (tries: number): Promise<NonNullable<Claim>> => {
+    const claim = tries === 1 ? first : await deps.idempotency.claim(operation, requestId);
+    if (!claim) throw new InFlightElsewhere();
+    return claim;
+  };
+  try {
+    return await retry(ask, {
+      ...RESERVATION_POLL,
+      signal,
+      sleep: (ms, aborting) => deps.sleep(ms, aborting),
+      retryable: (error) => error instanceof InFlightElsewhere,
+    });
+  } catch (error) {
+    if (signal.aborted) return 'aborted';
+    throw error;
   }
-  return claim;
 }
 
-const RESERVATION_POLL_MS = 100;
+/** A copy of the request is in flight elsewhere (reserved, not yet paid): asked again. */
+class InFlightElsewhere extends Error {}
+
+/** The pace at which a copy asks again whether the one in flight elsewhere has ended: every 100 ms. */
+const RESERVATION_POLL: Backoff = { firstDelayMs: 100, maxDelayMs: 100, factor: 1, jitter: 'none' };
 
 function sameOrigin(a: Origin, b: Origin): boolean {
   return a.topic === b.topic && a.partition === b.partition && a.offset === b.offset;

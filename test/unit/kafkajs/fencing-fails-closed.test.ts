@@ -1,5 +1,5 @@
 /**
- * The kafkajs patch fails closed on zombie fencing (KIP-447): a TxnOffsetCommit that carries no
+ * kafkajs patch 002 fails closed on zombie fencing (KIP-447): a TxnOffsetCommit that carries no
  * consumer group generation and member id, or one to a broker that cannot check them (no v3),
  * is never sent; it fails with KafkaJSFencingUnsupported, which the commit loop treats as fatal
  * (src/consumers/transactional-producer.ts, isUnrecoverable). Before, kafkajs picked the highest version
