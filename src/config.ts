@@ -368,6 +368,14 @@ function checkSettingPairs(rest: Omit<Env, 'VENDOR_LIMITS' | TokenSettings | AtR
     // publish the same search's event.
     throw new ConfigError('VEHICLE_SEARCH_CLAIM_TTL_MS', 'must be greater than VENDOR_TIMEOUT_MS');
   }
+  if (rest.REDIS_URL === undefined && rest.MEMORY_DEDUPE_MAX_ENTRIES < rest.REPLICA_WINDOW) {
+    // Fewer than the requests taken and not yet committed: an outcome dropped before its
+    // commit would be paid again when an aborted transaction hands its request back.
+    throw new ConfigError(
+      'MEMORY_DEDUPE_MAX_ENTRIES',
+      `must be at least REPLICA_WINDOW (${rest.REPLICA_WINDOW}), the requests one instance holds uncommitted`,
+    );
+  }
 }
 
 function transportSecurity(env: Parameters<typeof registryAuth>[0]): TransportSecurity {

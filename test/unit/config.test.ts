@@ -55,6 +55,10 @@ describe('loadConfig', () => {
     [{ WEBHOOK_FETCH_INTERVAL_MS: '0' }, /^WEBHOOK_FETCH_INTERVAL_MS: /],
     [{ MEMORY_DEDUPE_MAX_ENTRIES: '999' }, /^MEMORY_DEDUPE_MAX_ENTRIES: /],
     [{ MEMORY_DEDUPE_MAX_ENTRIES: 'many' }, /^MEMORY_DEDUPE_MAX_ENTRIES: /],
+    [
+      { MEMORY_DEDUPE_MAX_ENTRIES: '4000', REPLICA_WINDOW: '5000' },
+      /^MEMORY_DEDUPE_MAX_ENTRIES: must be at least REPLICA_WINDOW \(5000\)/,
+    ],
     [{ VENDOR_BASE_URL: 'https://api.vendor.example/?tenant=1' }, /^VENDOR_BASE_URL: must be an absolute/],
     [
       { VENDOR_API_KEY: 'secret-key\n' },
