@@ -75,7 +75,7 @@ function processDeps(config: Config, deps: RequestRuntimeDeps): ProcessDeps {
     idempotency: instrumentIdempotency(
       redis
         ? redisIdempotencyStore(redis, idempotencySettings(config))
-        : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
+        : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS, config.MEMORY_DEDUPE_MAX_ENTRIES),
       calls.metrics,
     ),
     onRetry: (op, reason) => {
