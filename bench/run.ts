@@ -1,7 +1,8 @@
 /**
- * npm run bench: the service against its baseline (bench/baseline-consumer.ts), and in (b) its
- * transactional floor (bench/floor-consumer.ts), measured in the same run on the same stack,
- * every process separate (service, baseline, floor, sandbox) so that /proc tells each one's CPU
+ * npm run bench: the service against its one-instance mode (no Redis, no registry), its
+ * baseline (bench/baseline-consumer.ts), and in (b) its transactional floor
+ * (bench/floor-consumer.ts), measured in the same run on the same stack, every process
+ * separate (service, one-instance, baseline, floor, sandbox) so that /proc tells each one's CPU
  * and memory; then the service alone over partition counts (d), idle,
  * and over a large backlog. One file per scenario in bench/scenarios/; the measuring itself in
  * bench/measure.ts.
@@ -64,6 +65,7 @@ const PARTIAL_RUN_SETTINGS = [
   'BENCH_BACKLOG_SMALL',
   'BENCH_BACKLOG_LARGE',
   'BENCH_BACKLOG_CAP_SECONDS',
+  'BENCH_BACKLOG_SYSTEM',
   'BENCH_FROM_SOURCE',
   'BENCH_WARMUP_REQUESTS',
   'BENCH_WARMUP_SECONDS',
@@ -115,6 +117,17 @@ async function main(): Promise<void> {
           ? { probe: scenario.serviceProbe, extraEnv: { ADMIN_PORT: String(ADMIN_PORT) } }
           : {},
       );
+      // The same service without Redis and the registry, right after it on the same stack: what
+      // the shared state and the framing cost per request (service over one-instance ratios).
+      const oneInstance = await measure(
+        kafka,
+        admin,
+        scenario,
+        'one-instance',
+        scenario.serviceProbe
+          ? { probe: scenario.serviceProbe, extraEnv: { ADMIN_PORT: String(ADMIN_PORT) } }
+          : {},
+      );
       const baseline = await measure(kafka, admin, scenario, 'baseline');
       const floor = scenario.floor ? await measure(kafka, admin, scenario, 'floor') : undefined;
       const entry: ScenarioReport & Record<string, unknown> = {
@@ -123,6 +136,8 @@ async function main(): Promise<void> {
         service,
         baseline,
         ratios: ratios(service, baseline),
+        oneInstance,
+        oneInstanceRatios: ratios(service, oneInstance),
         ...(floor ? { floor, floorRatios: ratios(service, floor) } : {}),
         ...(scenario.extra ? await scenario.extra() : {}),
         ...(scenario.id === 'a' && process.env.BENCH_TRACING

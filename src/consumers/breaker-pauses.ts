@@ -3,13 +3,7 @@ import { OPERATIONS, type Operation } from '../contract/operations.js';
 import type { CircuitBreaker } from '../requests/circuit-breaker.js';
 import type { PauseControl } from './pause-control.js';
 
-/**
- * Pauses an operation's partitions while its breaker is open, and keeps the breaker able to
- * close. A half-open breaker needs a call to probe with; when nothing in flight wants one
- * (every request gave up before the breaker opened), one paused partition is resumed for one
- * message (a probe credit) every `probeIntervalMs` until a probe is under way. A credit is
- * used by admit(), which pauses the partition again as it hands the message over.
- */
+/** What `BreakerPauses` depends on. */
 export interface BreakerPausesDeps {
   pauses: PauseControl;
   breakerFor(operation: Operation): CircuitBreaker;
@@ -23,6 +17,13 @@ export interface BreakerPausesDeps {
 
 const DEFAULT_PROBE_INTERVAL_MS = 1_000;
 
+/**
+ * Pauses an operation's partitions while its breaker is open, and keeps the breaker able to
+ * close. A half-open breaker needs a call to probe with; when nothing in flight wants one
+ * (every request gave up before the breaker opened), one paused partition is resumed for one
+ * message (a probe credit) every `probeIntervalMs` until a probe is under way. A credit is
+ * used by admit(), which pauses the partition again as it hands the message over.
+ */
 export class BreakerPauses {
   private readonly credits = new Set<string>();
   private readonly timers = new Map<Operation, NodeJS.Timeout>();

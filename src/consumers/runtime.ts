@@ -28,16 +28,7 @@ import { withFetchedOffset, Worker } from './worker.js';
 
 export { isProgrammingError } from './worker.js';
 
-/**
- * The consumer runtime: one group reads every request topic; work runs concurrently beyond
- * the partition count in key order (KeyScheduler); per partition, the contiguous completed
- * prefix is committed together with its outputs, for every partition at once, in one
- * transaction of the process's one transactional producer (exactly once for read_committed
- * readers; zombies fenced by the group generation, KIP-447); a partition whose window of
- * uncommitted work is full is paused.
- * Runtime coordinates the parts: Partitions (life cycle), Worker (batches to outcomes) and
- * CommitLoop (prefixes to transactions).
- */
+/** The settings of `Runtime`. */
 export interface RuntimeSettings {
   groupId: string;
   maxInFlight: number;
@@ -109,6 +100,16 @@ export interface RuntimeDeps {
   onFatal(error: unknown): void;
 }
 
+/**
+ * The consumer runtime: one group reads every request topic; work runs concurrently beyond
+ * the partition count in key order (KeyScheduler); per partition, the contiguous completed
+ * prefix is committed together with its outputs, for every partition at once, in one
+ * transaction of the process's one transactional producer (exactly once for read_committed
+ * readers; zombies fenced by the group generation, KIP-447); a partition whose window of
+ * uncommitted work is full is paused.
+ * Runtime coordinates the parts: Partitions (life cycle), Worker (batches to outcomes) and
+ * CommitLoop (prefixes to transactions).
+ */
 export class Runtime {
   private readonly consumer: RuntimeConsumer;
   private readonly scheduler: OperationSchedulers;

@@ -1,11 +1,7 @@
 import type { Operation } from '../contract/operations.js';
 import type { PauseControl } from './pause-control.js';
 
-/**
- * Pauses an operation's partitions while its hourly spend cap is reached. The cap is the
- * operation's, not a partition's: a partition that opens (or opens again after a revocation)
- * before the cap's hour is over is paused as well.
- */
+/** What `SpendCapPauses` depends on. */
 export interface SpendCapPausesDeps {
   pauses: Pick<PauseControl, 'pause' | 'resume'>;
   /** The operation's request topics (both lanes). */
@@ -15,6 +11,11 @@ export interface SpendCapPausesDeps {
   now?: () => number;
 }
 
+/**
+ * Pauses an operation's partitions while its hourly spend cap is reached. The cap is the
+ * operation's, not a partition's: a partition that opens (or opens again after a revocation)
+ * before the cap's hour is over is paused as well.
+ */
 export class SpendCapPauses {
   private readonly until = new Map<Operation, { resumeAt: number; timer: NodeJS.Timeout }>();
 

@@ -26,10 +26,7 @@ import {
   type ProcessOutcome,
 } from '../requests/process-request.js';
 
-/**
- * Takes fetched messages into their partition's window and schedules them by key; runs each
- * through processRequest and completes its offset with the outcome's output records.
- */
+/** What `Worker` depends on. */
 export interface WorkerDeps {
   topics: Pick<TopicNames, 'laneOfRequestTopic'>;
   window: Pick<TakeWindow, 'room'>;
@@ -85,6 +82,10 @@ interface Job {
   startedAt: number;
 }
 
+/**
+ * Takes fetched messages into their partition's window and schedules them by key; runs each
+ * through processRequest and completes its offset with the outcome's output records.
+ */
 export class Worker {
   private readonly signals = new ChildSignals();
 

@@ -4,12 +4,7 @@ import { OPERATIONS, type Operation, type TopicNames } from '../contract/operati
 import type { ValueCodec } from '../producers/value-codec.js';
 import { sampleKey, sampleParams } from './samples.js';
 
-/**
- * The demo publisher: a backlog of bulk-lane requests first, then one interactive request per
- * operation, then each outcome printed as it arrives (results, dead letters and vehicle-search
- * events; the bulk ones counted, not printed), and how many of the bulk requests, published
- * first, were answered before the last interactive one. Prints ids and statuses only.
- */
+/** What `runDemo` depends on. */
 export interface DemoDeps {
   kafka: Kafka;
   topics: TopicNames;
@@ -17,13 +12,19 @@ export interface DemoDeps {
   write(line: string): void;
   /** How long to wait for outcomes. */
   timeoutMs: number;
-  /** Bulk-lane requests published before the interactive ones (DEMO_BULK_REQUESTS; 0: none). */
+  /** Bulk-lane requests published before the interactive ones (`dev --demo-bulk`; 0: none). */
   bulkRequests?: number;
 }
 
 /** The operation of the demo's bulk backlog: a quick, synchronous call. */
 const BULK_OPERATION: Operation = 'lawsuits-summary';
 
+/**
+ * The demo publisher: a backlog of bulk-lane requests first, then one interactive request per
+ * operation, then each outcome printed as it arrives (results, dead letters and vehicle-search
+ * events; the bulk ones counted, not printed), and how many of the bulk requests, published
+ * first, were answered before the last interactive one. Prints ids and statuses only.
+ */
 export async function runDemo(
   deps: DemoDeps,
 ): Promise<{ outcomes: number; expected: number; unanswered: number; bulkBeforeInteractive: number }> {

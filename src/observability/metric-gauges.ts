@@ -1,12 +1,11 @@
 import { LANES, OPERATIONS } from '../contract/operations.js';
-import type { BreakerState } from '../requests/circuit-breaker.js';
 import type { MetricFactory } from './metric-factory.js';
-import type { MetricSources } from './metrics.js';
+import type { BreakerPosition, MetricSources } from './metrics.js';
 import { within } from '../within.js';
 
 /** Gauges of state held elsewhere, read from the attached sources at scrape time. */
 
-const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
+const BREAKER_VALUE: Record<BreakerPosition, number> = { closed: 0, 'half-open': 1, open: 2 };
 
 export function runtimeGauges(make: MetricFactory, sources: () => MetricSources): void {
   make.gauge('verification_requests_in_flight', 'Requests taken and not yet completed', [], (g) => {

@@ -11,8 +11,6 @@ import {
   vendorRecorders,
   webhookRecorders,
 } from './metric-recorders.js';
-import type { RuntimeMetrics, RuntimeStats } from '../consumers/runtime.js';
-import type { BreakerState } from '../requests/circuit-breaker.js';
 import type { FramingMismatchKind } from '../producers/value-codec.js';
 
 /**
@@ -22,7 +20,7 @@ import type { FramingMismatchKind } from '../producers/value-codec.js';
  * the breakers, the pending searches) are read at scrape time from the sources attached.
  */
 export interface MetricSources {
-  runtime?: { stats(): RuntimeStats };
+  runtime?: { stats(): RuntimeFigures };
   limiters?: Record<
     Operation,
     {
@@ -31,12 +29,32 @@ export interface MetricSources {
     }
   >;
   spendCaps?: Partial<Record<Operation, number | undefined>>;
-  breakerState?: (operation: Operation) => BreakerState;
+  breakerState?: (operation: Operation) => BreakerPosition;
   pendingSearches?: () => Promise<number>;
 }
 
-export interface ServiceMetrics extends RuntimeMetrics {
+/**
+ * What the gauges read of the request runtime at scrape time: the runtime's stats fit it (the
+ * service attaches them), and this module knows nothing of the runtime.
+ */
+export interface RuntimeFigures {
+  inFlight: number;
+  partitions: readonly { topic: string; partition: number; windowUsed: number }[];
+  paused: readonly { topic: string; partition: number; reason: string }[];
+  /** Partitions waiting for an earlier owner's hanging transaction. */
+  hanging: readonly { topic: string; partition: number }[];
+}
+
+/** A circuit breaker's state, as its gauge shows it. */
+export type BreakerPosition = 'closed' | 'half-open' | 'open';
+
+export interface ServiceMetrics {
   readonly registry: Registry;
+  outcome(operation: Operation, kind: 'result' | 'error', status: string): void;
+  committed(count: number): void;
+  /** Seconds from a request's Kafka timestamp to the commit of its outcome. */
+  endToEnd(operation: Operation, seconds: number): void;
+  rebalance(): void;
   attach(sources: MetricSources): void;
   vendorCall(operation: Operation, outcome: string, seconds: number): void;
   rateLimited(operation: Operation): void;

@@ -8,7 +8,7 @@ import { CircuitBreaker } from '../requests/circuit-breaker.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { createLimiters, type Limiters } from '../limits/index.js';
 import type { ScheduleLimiter } from '../limits/types.js';
-import { instrumentLimiters, watchBreaker, type InstrumentedLimiter } from '../observability/instrument.js';
+import { instrumentLimiters, watchBreaker, type InstrumentedLimiter } from './instrument.js';
 import { createMetrics, type ServiceMetrics } from '../observability/metrics.js';
 import { createVendorClient, type VendorClient } from '../vendor-api/client.js';
 import type { Closers } from './closers.js';

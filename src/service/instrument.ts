@@ -7,7 +7,7 @@ import { SlotMissedError } from '../limits/errors.js';
 import type { OperationLimiter } from '../limits/types.js';
 import { isProducerFenced, type TransactionalProducer } from '../consumers/transactional-producer.js';
 import type { EventPublisher } from '../webhooks/event-publisher.js';
-import type { ServiceMetrics } from './metrics.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
 
 /**
  * Decorators that measure the service's parts from the outside, so that the parts themselves
