@@ -5,10 +5,16 @@
  * processes against a slow vendor: a second one joins, the first is stopped with SIGTERM and
  * started again, each time with calls in flight. No request may be billed twice, and each gets
  * exactly one outcome.
+ *
+ * Both lanes (issue 41): a bulk backlog crosses the same restarts, its partitions paused by a
+ * small LANE_BULK_QUEUE before the first replica leaves and again once it is back.
  */
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { billedTwice, expectExactlyOneOutcomeEach } from '../helpers/service.js';
+import { topicNames } from '../../src/contract/operations.js';
+import { freePort } from '../helpers/free-port.js';
+import { waitUntil, windowPaused } from '../helpers/paused.js';
+import { billedTwice, expectExactlyOneOutcomeEach, publish, summaryRequests } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 
 const stack = useTestKafka();
@@ -22,8 +28,11 @@ async function stopGracefully(child: ChildProcess): Promise<number | null> {
 describe('rolling restarts with vendor calls in flight', () => {
   it('bills no request twice and gives each exactly one outcome', async () => {
     // Slow calls: every rebalance below finds calls under way on the partitions that move.
+    // The first replica's console on a port of its own, to read its paused partitions.
+    const firstAdminPort = await freePort();
     const {
       publishSummaries,
+      prefix,
       sandbox,
       collector,
       env,
@@ -31,6 +40,10 @@ describe('rolling restarts with vendor calls in flight', () => {
     } = await stack.startProcess('rolling', {
       knobs: { latencyMeanMs: 1500, latencyJitterMs: 300 },
       env: {
+        ADMIN_PORT: String(firstAdminPort),
+        // A bulk lane holding at most 6 uncommitted requests per replica: its partitions pause
+        // when full, and resume as commits free room, all through the restarts.
+        LANE_BULK_QUEUE: '6',
         VENDOR_MAX_CONCURRENT: '20',
         PARTITION_WINDOW: '30',
         KAFKA_SESSION_TIMEOUT_MS: '6000',
@@ -39,6 +52,9 @@ describe('rolling restarts with vendor calls in flight', () => {
       },
     });
     const total = 240;
+    const bulk = 150;
+    const bulkTopic = topicNames(prefix).request('lawsuits-summary', 'bulk');
+    await publish(stack.kafka, bulkTopic, summaryRequests('rollbulk', bulk, 9000));
     await publishSummaries('roll', total, 3000);
     // Calls that reached the vendor and are not answered yet.
     const inFlight = (): number => {
@@ -47,22 +63,40 @@ describe('rolling restarts with vendor calls in flight', () => {
     };
     await collector.waitFor(() => collector.results().length >= 10, 60_000, 'the first results');
     // A second replica joins: the first loses partitions with calls under way.
-    await stack.spawn(env);
+    await stack.spawn({ ...env, ADMIN_PORT: '0' });
     await collector.waitFor(() => collector.results().length >= 80, 90_000, 'results after the join');
     expect(inFlight()).toBeGreaterThan(0);
+    const bulkAnswered = (): number =>
+      [...collector.outcomesByRequest().keys()].filter((id) => id.startsWith('rollbulk-')).length;
+    // The bulk lane is full and paused on the first replica when it leaves, mid-backlog.
+    await waitUntil(() => windowPaused(firstAdminPort, bulkTopic), 60_000, 'a full bulk lane');
     // Rolling restart of the first: it leaves (SIGTERM drains), comes back, and takes partitions
     // from the second while that one has calls under way.
     expect(await stopGracefully(first)).toBe(0);
+    const bulkAtStop = bulkAnswered();
+    expect(bulkAtStop).toBeLessThan(bulk);
     await stack.spawn(env);
-    await expectExactlyOneOutcomeEach(collector, 'roll', total, 180_000);
+    // Back, it fills its bulk lane again and pauses it while the backlog lasts.
+    await waitUntil(
+      () => windowPaused(firstAdminPort, bulkTopic),
+      60_000,
+      'a full bulk lane after the restart',
+    );
+    await collector.waitFor(
+      () => collector.outcomesByRequest().size >= total + bulk,
+      180_000,
+      'every outcome of both lanes',
+    );
+    await expectExactlyOneOutcomeEach(collector, 'roll', total, 10_000);
+    await expectExactlyOneOutcomeEach(collector, 'rollbulk', bulk, 10_000);
     const counters = sandbox.counters();
     const twice = billedTwice(sandbox);
     console.log(
-      `rolling restarts: ${counters.total} vendor calls for ${total} requests, ${twice} billed twice`,
+      `rolling restarts: ${counters.total} vendor calls for ${total} interactive and ${bulk} bulk requests (${bulkAtStop} bulk answered at the stop), ${twice} billed twice`,
     );
     expect(twice).toBe(0);
     // Every call made counts, answered or not: one per request, none aborted and repeated.
     expect(counters.rateLimited + counters.faults).toBe(0);
-    expect(counters.total).toBe(total);
+    expect(counters.total).toBe(total + bulk);
   }, 400_000);
 });

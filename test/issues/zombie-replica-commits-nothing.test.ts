@@ -5,10 +5,15 @@
  * takes its partitions and answers everything; then the zombie is continued. Whatever it had
  * under way, its commit is refused (its generation is over) or dropped when it rejoins as a new
  * member: every request keeps exactly one outcome.
+ *
+ * Both lanes (issue 41): a bulk backlog, its partitions paused by a small LANE_BULK_QUEUE, is
+ * under way on the zombie too, and keeps exactly one outcome per request as well.
  */
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOneOutcomeEach } from '../helpers/service.js';
+import { topicNames } from '../../src/contract/operations.js';
+import { expectExactlyOneOutcomeEach, publish, summaryRequests } from '../helpers/service.js';
+import { waitUntil, windowPaused } from '../helpers/paused.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 
 const stack = useTestKafka();
@@ -40,10 +45,12 @@ describe('a replica stopped past its session timeout, then continued', () => {
       KAFKA_SESSION_TIMEOUT_MS: '6000',
       KAFKA_TRANSACTION_TIMEOUT_MS: '5000',
       PARTITION_WINDOW: '40',
+      LANE_BULK_QUEUE: '6',
       VENDOR_LIMITS: JSON.stringify({ 'lawsuits-summary': { ratePerSecond: 100, maxConcurrent: 20 } }),
     };
     const {
       publishSummaries,
+      prefix,
       collector,
       env,
       child: zombie,
@@ -55,14 +62,29 @@ describe('a replica stopped past its session timeout, then continued', () => {
     zombie.stdout?.on('data', (chunk: Buffer) => (zombieLog += chunk.toString()));
     await stack.spawn({ ...env, ADMIN_PORT: '0' });
     const total = 200;
+    const bulk = 300;
+    const bulkTopic = topicNames(prefix).request('lawsuits-summary', 'bulk');
+    await publish(stack.kafka, bulkTopic, summaryRequests('zombiebulk', bulk, 8000));
     await publishSummaries('zombie', total, 1000);
     await collector.waitFor(() => collector.results().length >= 40, 60_000, 'the first results');
     expect(await committedTransactions(adminPort)).toBeGreaterThan(0);
+    // The zombie's bulk lane is full and paused when it stops, mid-backlog.
+    await waitUntil(() => windowPaused(adminPort, bulkTopic), 60_000, "the zombie's full bulk lane");
 
     zombie.kill('SIGSTOP');
+    const bulkAtStop = [...collector.outcomesByRequest().keys()].filter((id) =>
+      id.startsWith('zombiebulk-'),
+    ).length;
+    expect(bulkAtStop).toBeLessThan(bulk);
     // The other replica takes the zombie's partitions once its session expires and its open
-    // transaction is aborted, and answers every request.
-    await expectExactlyOneOutcomeEach(collector, 'zombie', total, 120_000);
+    // transaction is aborted, and answers every request of both lanes.
+    await collector.waitFor(
+      () => collector.outcomesByRequest().size >= total + bulk,
+      120_000,
+      'every outcome of both lanes',
+    );
+    await expectExactlyOneOutcomeEach(collector, 'zombie', total, 10_000);
+    await expectExactlyOneOutcomeEach(collector, 'zombiebulk', bulk, 10_000);
     const committedAtStop = await (async () => {
       zombie.kill('SIGCONT');
       return committedTransactions(adminPort);
@@ -77,8 +99,9 @@ describe('a replica stopped past its session timeout, then continued', () => {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(await committedTransactions(adminPort)).toBe(committedAtStop);
     await expectExactlyOneOutcomeEach(collector, 'zombie', total, 10_000);
+    await expectExactlyOneOutcomeEach(collector, 'zombiebulk', bulk, 10_000);
     console.log(
-      `zombie: ${ZOMBIE_HANDLED.filter((line) => zombieLog.includes(line)).join('; ')}; ${committedAtStop} transactions committed before the stop`,
+      `zombie: ${ZOMBIE_HANDLED.filter((line) => zombieLog.includes(line)).join('; ')}; ${committedAtStop} transactions committed before the stop; ${bulkAtStop} of ${bulk} bulk answered at the stop`,
     );
   });
 });
