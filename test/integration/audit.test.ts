@@ -20,6 +20,7 @@ import { cnpjFor, cpfFor, plateFor } from '../../src/sandbox/index.js';
 import { runAuditCli } from '../helpers/audit-cli.js';
 import { createTopicsReady } from '../helpers/create-topics.js';
 import { publish, testPrefix } from '../helpers/service.js';
+import { idempotentProducer } from '../helpers/stack.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 import { REPLAY_LINE_KEYS } from '../helpers/replay-line.js';
 
@@ -99,7 +100,7 @@ async function writeBulk(): Promise<void> {
     if (i === 8) bytes = Buffer.concat([Buffer.from([0, 0, 0x0f, 0x42, 0x3f]), Buffer.from('{}')]);
     messages.push({ partition: i % 3, key: `key-${i % 50}`, value: bytes, timestamp: String(ts(i)) });
   }
-  const producer = kafka.producer();
+  const producer = idempotentProducer(kafka);
   await producer.connect();
   for (let i = 0; i < messages.length; i += 500)
     await producer.send({ topic: bulk, acks: -1, messages: messages.slice(i, i + 500) });
@@ -279,7 +280,7 @@ describe('replay leaves nothing on the cluster', () => {
 
 /** A message stamped T0 + `seconds`, with a CloudEvents subject that is not its requestId. */
 async function sendAt(topic: string, seconds: number, value: object, key = 'ABC1D23'): Promise<void> {
-  const producer = kafka.producer();
+  const producer = idempotentProducer(kafka);
   await producer.connect();
   const headers = { ce_subject: 'x' };
   await producer.send({
