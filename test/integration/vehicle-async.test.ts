@@ -163,13 +163,36 @@ async function settled(events: SearchEvent[], requestIds: string[]): Promise<voi
   }
 }
 
+/** Never finishes by itself: the test ends its searches with finishWhenPending. */
+const HELD = 3_600_000;
+
+/**
+ * Waits for the pending event of each request, then has the vendor finish the searches. A
+ * webhook that comes before the request's pending event is committed is answered 202 and left
+ * to the poller (src/webhooks/sink-routes.ts); a fixed vendor delay raced that commit on a
+ * loaded machine, and the search ended by poll a minute later.
+ */
+async function finishWhenPending(
+  sandbox: Sandbox,
+  events: SearchEvent[],
+  requestIds: string[],
+): Promise<void> {
+  await until(
+    'pending events',
+    () => requestIds.every((id) => events.some((e) => e.requestId === id && e.status === 'pending')),
+    { seen: statuses(events, requestIds) },
+  );
+  expect(sandbox.finishAsyncSearches()).toBe(requestIds.length);
+}
+
 describe('vehicle-async completion', () => {
   it('completes through the webhook, keyed like the request, with the same searchId as its pending event', async () => {
-    const w = await world({ asyncDelayMs: 300 });
+    const w = await world({ asyncDelayMs: HELD });
     await w.start();
     const events = await readEvents(w.topics.vehicleSearchEvents);
     const plate = plateFor('async-sucessful', 1);
     const requestId = await request(w.prefix, plate);
+    await finishWhenPending(w.sandbox, events, [requestId]);
     await settled(events, [requestId]);
     // The pending event is committed with the result (COMMIT_INTERVAL_MS later, longer under
     // load); a final event waits for that commit, so readers see pending first.
@@ -201,20 +224,22 @@ describe('vehicle-async completion', () => {
   });
 
   it('publishes failed when the vendor ends the search in error', async () => {
-    const w = await world({ asyncDelayMs: 200 });
+    const w = await world({ asyncDelayMs: HELD });
     await w.start();
     const events = await readEvents(w.topics.vehicleSearchEvents);
     const requestId = await request(w.prefix, plateFor('async-error', 1));
+    await finishWhenPending(w.sandbox, events, [requestId]);
     await settled(events, [requestId]);
     expect(finals(events, requestId).map((e) => [e.status, e.via])).toEqual([['failed', 'webhook']]);
     expect(finals(events, requestId)[0]?.response?.data?.status).toBe('error');
   });
 
   it('publishes one event when the vendor calls the webhook twice', async () => {
-    const w = await world({ asyncDelayMs: 200, webhookDuplicates: true });
+    const w = await world({ asyncDelayMs: HELD, webhookDuplicates: true });
     await w.start();
     const events = await readEvents(w.topics.vehicleSearchEvents);
     const requestId = await request(w.prefix, plateFor('async-sucessful', 3));
+    await finishWhenPending(w.sandbox, events, [requestId]);
     await settled(events, [requestId]);
     await w.sandbox.webhooksIdle();
     expect(w.sandbox.counters().webhooks.delivered).toBe(2);
@@ -223,13 +248,12 @@ describe('vehicle-async completion', () => {
   });
 
   it('answers 401 to a forged webhook and publishes nothing for it', async () => {
-    const w = await world({ asyncDelayMs: 100, webhookDrop: true });
+    const w = await world({ asyncDelayMs: HELD, webhookDrop: true });
     const service = await w.start();
     const events = await readEvents(w.topics.vehicleSearchEvents);
     const requestId = await request(w.prefix, plateFor('async-sucessful', 4));
-    await until('pending event', () => events.some((e) => e.requestId === requestId));
-    // The vendor has finished the search (its webhook, dropped, was its last step).
-    await until('the vendor finishing the search', () => w.sandbox.counters().webhooks.dropped >= 1);
+    // The vendor has finished the search; its own webhook is dropped.
+    await finishWhenPending(w.sandbox, events, [requestId]);
     const sink = `http://127.0.0.1:${service.httpPort}${WEBHOOK_PATH}`;
     const genuine = signedHeaders(SECRET, requestId, new Date());
     const forged = { ...genuine, [WEBHOOK_HEADERS.signature]: `sha256=${'ab'.repeat(32)}` };
@@ -249,7 +273,9 @@ describe('vehicle-async completion', () => {
   });
 
   it('finishes searches left pending by a stopped instance, once, from the next instance', async () => {
-    const w = await world({ asyncDelayMs: 2_500, webhookRetries: 0 }, { VEHICLE_SEARCH_POLL_MS: '300' });
+    // The vendor finishes when the test says so, after the first instance stopped: a delay
+    // (2.5 s) raced the first instance's pending events and stop on a loaded machine.
+    const w = await world({ asyncDelayMs: HELD, webhookRetries: 0 }, { VEHICLE_SEARCH_POLL_MS: '300' });
     const first = await w.start();
     const events = await readEvents(w.topics.vehicleSearchEvents);
     const ids = [
@@ -261,6 +287,8 @@ describe('vehicle-async completion', () => {
     });
     await first.stop();
     expect(ids.flatMap((id) => finals(events, id))).toHaveLength(0);
+    // Their webhooks go to the stopped instance, once: the next instance learns by polling.
+    expect(w.sandbox.finishAsyncSearches()).toBe(2);
     await w.start();
     await settled(events, ids);
     expect(ids.map((id) => finals(events, id).map((e) => e.status))).toEqual([['completed'], ['failed']]);
