@@ -20,14 +20,14 @@ export interface UntilOptions {
   seen?: () => string;
 }
 
-/** Resolves once `check` holds; throws naming `what` at the ceiling. */
-export async function until(
+/** Resolves to `check`'s first truthy value; throws naming `what` at the ceiling. */
+export async function until<T>(
   what: string,
-  check: () => boolean | Promise<boolean>,
+  check: () => T | Promise<T>,
   { timeoutMs = HUNG_MS, intervalMs = 50, seen }: UntilOptions = {},
-): Promise<void> {
+): Promise<NonNullable<T>> {
   try {
-    await vi.waitUntil(check, { timeout: timeoutMs, interval: intervalMs });
+    return (await vi.waitUntil(check, { timeout: timeoutMs, interval: intervalMs })) as NonNullable<T>;
   } catch (error) {
     const suffix = seen ? `; seen: ${seen()}` : '';
     throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${suffix}`, { cause: error });
