@@ -462,7 +462,7 @@ describe('errors are one line and a non-zero exit code', () => {
     ]);
   });
 
-  it('the real process exits non-zero within seconds when the broker is unreachable', async () => {
+  it('the real process gives up and exits 5, in one line, when the broker is unreachable', async () => {
     const port = await closedPort();
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       execFile(
@@ -470,7 +470,9 @@ describe('errors are one line and a non-zero exit code', () => {
         ['src/cli.ts', 'replay', '--kind', 'results'],
         {
           env: { ...process.env, KAFKA_BROKERS: `127.0.0.1:${port}`, SCHEMA_REGISTRY_URL: '' },
-          timeout: 30_000,
+          // Ends only a hung process: tsx compiling the command line took over 30 s with both
+          // cores busy, and the process was killed before it could give up by itself.
+          timeout: 100_000,
         },
         (error, _stdout, stderr) => {
           resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr });
