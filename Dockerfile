@@ -8,7 +8,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# kafkajs is patched at install (postinstall: patch-package) with KIP-447's protocol versions.
+# kafkajs is patched at install (postinstall: patch-package) by every patch in patches/, in order
+# (patches/README.md).
 COPY patches ./patches
 # The `node` devDependency only supplies Node 24 to npm scripts on machines that lack it;
 # this image has Node 24 already.

@@ -58,7 +58,7 @@ const envSchema = z.object({
   KAFKA_SESSION_TIMEOUT_MS: int(6_000, 30_000),
   /**
    * How long a request to a broker may go unanswered before the client calls it failed (and, for
-   * a transactional request, the producer is re-initialised: see commit-loop.ts).
+   * a transactional request, the producer is re-initialised: see transactional-producer.ts).
    */
   KAFKA_REQUEST_TIMEOUT_MS: int(1_000, 30_000),
   /**
@@ -140,7 +140,7 @@ const envSchema = z.object({
   COMMIT_MAX_INTERVAL_MS: optionalInt(0),
   /**
    * The longest a paid vendor answer, once stored, waits for the answers arriving just after it,
-   * so that they go on together (consumers/gathering.ts); a tenth of the time the request had
+   * so that they go on together (requests/gathering.ts); a tenth of the time the request had
    * taken, up to this; a hold under 1 ms is none.
    * 0: each goes on at once.
    */

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { paidSubjectKey, requestKeys } from '../consumers/idempotency.js';
+import { paidSubjectKey, requestKeys } from '../requests/idempotency.js';
 import { pendingKeys } from '../webhooks/redis-pending-store.js';
 
 /**

@@ -9,7 +9,7 @@ import type { OutgoingMessage } from './republish.js';
  * partition it was read from (`origin`) with the dead letter's key — the service writes every message
  * with its request's key — so it is ordered with the key's other requests again. Its requestId
  * is unchanged: a request that had in fact been paid for reuses the stored outcome instead of
- * calling the vendor again (consumers/idempotency.ts).
+ * calling the vendor again (requests/idempotency.ts).
  *
  * The value: a dead letter carries `request` as it was decoded, re-encoded here as plain JSON
  * (the service reads plain and framed values alike, and the registry may not know request

@@ -1,4 +1,4 @@
-import type { CircuitBreaker } from '../consumers/circuit-breaker.js';
+import type { CircuitBreaker } from '../requests/circuit-breaker.js';
 import type { OperationLimits } from '../config.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import type { ServiceMetrics } from '../observability/metrics.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
-import type { CircuitBreaker } from './circuit-breaker.js';
+import type { CircuitBreaker } from '../requests/circuit-breaker.js';
 import type { PauseControl } from './pause-control.js';
 
 /**

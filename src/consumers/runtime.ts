@@ -4,14 +4,13 @@ import { OPERATIONS, type Operation, type TopicNames } from '../contract/operati
 import type { Tracing } from '../observability/tracing.js';
 import type { OutputDeps } from '../producers/output-records.js';
 import { BreakerPauses } from './breaker-pauses.js';
-import type { CircuitBreaker } from './circuit-breaker.js';
+import type { CircuitBreaker } from '../requests/circuit-breaker.js';
+import { CommitLoop } from './commit-loop.js';
 import {
-  CommitLoop,
   createTransactionalProducer,
   type GroupMember,
   type TransactionalProducer,
-} from './commit-loop.js';
-import { stopIdleRequestQueueLoop } from './kafkajs-request-queue.js';
+} from './transactional-producer.js';
 import { isBetweenRuns } from './kafkajs-between-runs.js';
 import { OperationSchedulers } from './operation-schedulers.js';
 import {
@@ -22,7 +21,7 @@ import {
   type HeldPartition,
 } from './partitions.js';
 import { PauseControl, type PauseReason } from './pause-control.js';
-import type { ProcessDeps } from './process-request.js';
+import type { ProcessDeps } from '../requests/process-request.js';
 import { SpendCapPauses } from './spend-cap-pauses.js';
 import { TakeWindow } from './take-window.js';
 import { withFetchedOffset, Worker } from './worker.js';
@@ -387,8 +386,6 @@ export const FETCH_SETTINGS = {
 } as const;
 
 function defaultConsumer(kafka: Kafka, settings: RuntimeSettings): Consumer {
-  // Process-wide: also the admin's and the producers' connections, made before or after.
-  stopIdleRequestQueueLoop();
   return kafka.consumer({
     groupId: settings.groupId,
     readUncommitted: false,

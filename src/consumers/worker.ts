@@ -13,18 +13,18 @@ import {
 } from '../producers/output-records.js';
 import type { BreakerPauses } from './breaker-pauses.js';
 import { ChildSignals } from './child-signals.js';
-import { MAX_COMMIT_FAILURES } from './commit-loop.js';
 import type { OperationSchedulers } from './operation-schedulers.js';
 import type { CommitWatcher, PartitionState } from './partition-state.js';
 import type { Partitions } from './partitions.js';
 import type { PauseControl } from './pause-control.js';
 import type { TakeWindow } from './take-window.js';
+import { retry } from '../retry.js';
 import {
   processRequest,
   type IncomingRequest,
   type ProcessDeps,
   type ProcessOutcome,
-} from './process-request.js';
+} from '../requests/process-request.js';
 
 /**
  * Takes fetched messages into their partition's window and schedules them by key; runs each
@@ -61,6 +61,17 @@ export type BatchPayload = Pick<EachBatchPayload, 'isRunning' | 'isStale' | 'res
   /** With the offset the batch was fetched from (see withFetchedOffset). */
   batch: Pick<Batch, 'topic' | 'partition' | 'messages'> & { fetchedOffset: string };
 };
+
+/**
+ * An infrastructure failure of one message (registry, Redis) is tried again after 500 ms,
+ * doubling up to 8 s, with equal jitter; after the sixth try in all the process gives up.
+ */
+const INFRASTRUCTURE_RETRY = {
+  maxAttempts: 6,
+  firstDelayMs: 500,
+  maxDelayMs: 8_000,
+  jitter: 'equal',
+} as const;
 
 /** One message under way: what it carries and how its work is logged and traced. */
 interface Job {
@@ -112,26 +123,32 @@ export class Worker {
     }
   }
 
+  /**
+   * Processes the message until it completes. Infrastructure failures (registry, Redis): the
+   * message stays where it is, so that key order holds, and is tried again (INFRASTRUCTURE_RETRY);
+   * past the limit the process gives up. A revoked partition's message stops at once, waiting or
+   * not. A bug in our own code fails the same way every time: crash once and be reported,
+   * rather than retry it or dead-letter a message that did nothing wrong.
+   */
   async work(state: PartitionState, message: KafkaMessage): Promise<void> {
     const job = this.job(state, message);
-    for (let failures = 0; ; failures += 1) {
-      if (state.isRevoked()) {
-        job.trace?.abandon('revoked');
-        return;
-      }
-      try {
-        await this.attempt(job);
-        return;
-      } catch (error) {
-        // A bug in our own code fails the same way every time: crash once and be reported,
-        // rather than retry it or dead-letter a message that did nothing wrong.
-        if (isProgrammingError(error)) throw error;
-        // Infrastructure failures (registry, Redis): the message stays where it is, so that
-        // key order holds, and is tried again; past the limit the process gives up.
-        if (failures >= MAX_COMMIT_FAILURES) throw error;
-        job.log.error({ err: error, failures }, 'processing failed on infrastructure; retrying');
-        await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** failures));
-      }
+    const tryOnce = async (): Promise<void> => {
+      if (state.isRevoked()) job.trace?.abandon('revoked');
+      else await this.attempt(job);
+    };
+    try {
+      await retry(tryOnce, {
+        ...INFRASTRUCTURE_RETRY,
+        signal: state.abort.signal,
+        retryable: (error) => !isProgrammingError(error),
+        onRetry: (error, failures) => {
+          job.log.error({ err: error, failures }, 'processing failed on infrastructure; retrying');
+        },
+      });
+    } catch (error) {
+      // Revoked or shut down while failing: the wait ended at once and the message is let go.
+      if (!state.abort.signal.aborted || isProgrammingError(error)) throw error;
+      job.trace?.abandon(state.isRevoked() ? 'revoked' : 'aborted');
     }
   }
 

@@ -72,13 +72,13 @@ interface Parts {
 }
 
 /**
- * One call: queued in the batcher, then a quota slot (and `ready`), then fn; or an abort, a
- * failure of `ready` or close first.
+ * One call: queued in the batcher, then a quota slot (and `beforeStart`), then fn; or an abort,
+ * a failure of `beforeStart` or close first.
  */
 function schedule<T>(
   parts: Parts,
   fn: (slot: Slot) => Promise<T>,
-  { signal, ready, startReady }: ScheduleOptions,
+  { signal, beforeStart }: ScheduleOptions,
 ): Promise<T> {
   const { quota, batcher, counts } = parts;
   if (signal?.aborted) return Promise.reject(abortError(signal));
@@ -101,12 +101,12 @@ function schedule<T>(
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     // Ends the waiting at once; a job already past the queue gives its slot back (acquire).
-    ready?.catch(fail);
+    beforeStart?.done.catch(fail);
 
     const job = async (): Promise<void> => {
       if (!waiting) return;
       const lateRetries: LateRetries = { count: 0 };
-      const held = await quota.acquire(signal, ready, lateRetries, startReady).catch((error: unknown) => {
+      const held = await quota.acquire(signal, beforeStart, lateRetries).catch((error: unknown) => {
         fail(error);
       });
       if (held === undefined) return;

@@ -4,6 +4,7 @@ import { QuotaUnavailableError } from './errors.js';
 import type { Admission, QuotaStore, SlotToken } from './quota-store.js';
 import { HOUR_MS } from './settings.js';
 import type { Sleeper } from './sleeper.js';
+import type { BeforeStart } from './types.js';
 
 /**
  * A shared backoff set by another replica reaches this one on its next reservation; while calls
@@ -71,22 +72,22 @@ export class QuotaAcquirer {
   constructor(private readonly deps: QuotaAcquirerDeps) {}
 
   /**
-   * Waits until the quota lets one call start, and for `ready`; returns the slot taken. A call
-   * whose `ready` came after the slot's tolerance takes a new slot, as a late wake-up does.
+   * Waits until the quota lets one call start, and for `beforeStart`; returns the slot taken. A
+   * call whose `beforeStart` came after the slot's tolerance takes a new slot, as a late
+   * wake-up does.
    * `lateRetries` counts the new slots taken for lateness; the caller shares it with canStart.
    */
   async acquire(
     signal: AbortSignal | undefined,
-    ready?: Promise<unknown>,
+    /** Set going (begin) as the slot is asked for, and waited for (done) once it is due. */
+    beforeStart?: BeforeStart,
     lateRetries: LateRetries = { count: 0 },
-    /** Sets `ready` going (ScheduleOptions.startReady): called as the slot is asked for. */
-    startReady?: () => unknown,
   ): Promise<HeldSlot> {
     const { now, sleeper } = this.deps;
     for (;;) {
       if (this.backoffUntil > now()) await sleeper.until(this.backoffUntil, signal);
       // In the same tick as the reservation: a Redis command it sends goes in the same write.
-      startReady?.();
+      beforeStart?.begin();
       const admission = await this.reserve();
       // Lateness counts from the slot's start on this clock (dueAt), else from the answer: the
       // round trip to Redis is not the event loop lagging, and counting it made every call
@@ -109,7 +110,7 @@ export class QuotaAcquirer {
       const paced = admission.waitMs >= this.deps.lateToleranceMs;
       try {
         await this.sleepToSlot(due, signal);
-        if (ready) await ready;
+        if (beforeStart) await beforeStart.done;
         // Every slot counts in the window of the calls after it, a free one included: a call
         // starting late would crowd the window of a later one.
         if (!this.canStart({ due, paced }, lateRetries)) {

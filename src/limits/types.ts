@@ -27,13 +27,23 @@ export interface LimiterDeps {
 
 export interface ScheduleOptions {
   signal?: AbortSignal | undefined;
-  ready?: Promise<unknown> | undefined;
+  /** The caller's own work that must succeed before fn starts; the limiter knows no more of it. */
+  beforeStart?: BeforeStart | undefined;
+}
+
+/** Work of the caller's that fn waits for, set going by the limiter at the right moment. */
+export interface BeforeStart {
   /**
-   * Sets going the work `ready` waits for (the idempotency claim). The limiter calls it just as
-   * it asks the quota store for the job's slot, so that a Redis command it sends shares that
-   * round trip; and before it waits on `ready` in any case.
+   * Sets the work going (a second call does nothing). The limiter calls it just as it asks the
+   * quota store for the job's slot, so that a Redis command it sends shares that round trip;
+   * and before it waits on `done` in any case.
    */
-  startReady?: (() => unknown) | undefined;
+  begin(): void;
+  /**
+   * Settles with the work: fn starts only once it resolves; a rejection ends the job as an
+   * abort does, with its reason (a slot already taken is given back).
+   */
+  readonly done: Promise<unknown>;
 }
 
 /** The quota slot a started job holds. */
@@ -56,9 +66,9 @@ export interface OperationLimiter {
   /**
    * Runs fn when the local concurrency slot and the (shared) quota allow it. Rejects with the
    * original error of fn. Honors signal: a queued job aborted before it starts rejects with an
-   * AbortError and consumes no quota. `ready`, when given, must resolve before fn starts: the
-   * job waits in the queue and for its slot meanwhile, and a rejection ends it as an abort does
-   * (with that reason; a slot already taken is given back).
+   * AbortError and consumes no quota. `beforeStart.done`, when given, must resolve before fn
+   * starts: the job waits in the queue and for its slot meanwhile, and a rejection ends it as
+   * an abort does (with that reason; a slot already taken is given back).
    */
   schedule<T>(fn: (slot: Slot) => Promise<T>, options?: ScheduleOptions): Promise<T>;
   /** The vendor answered 429: stop starting calls for this operation for `ms` (Retry-After), across replicas when shared. */

@@ -28,7 +28,7 @@ export interface PartitionLag {
 /**
  * Reads the lag of every partition of `topics` for `groupId`: one offsets request for the
  * group and two for the ends of every topic at once (fetchTopicsOffsets, added by
- * patches/kafkajs+2.2.4.patch). Per topic, fetchTopicOffsets took two requests each: 21 round
+ * patches/kafkajs+2.2.4+004+fetch-topics-offsets.patch). Per topic, fetchTopicOffsets took two requests each: 21 round
  * trips for the ten request topics every interval, most of an idle service's broker traffic.
  */
 export async function readPartitionLag(

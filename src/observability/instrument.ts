@@ -1,11 +1,11 @@
-import type { CircuitBreaker } from '../consumers/circuit-breaker.js';
-import type { IdempotencyStore } from '../consumers/idempotency.js';
+import type { CircuitBreaker } from '../requests/circuit-breaker.js';
+import type { IdempotencyStore } from '../requests/idempotency.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { toAppError } from '../errors.js';
 import type { Handler, Handlers } from '../handlers/types.js';
 import { SlotMissedError } from '../limits/errors.js';
 import type { OperationLimiter } from '../limits/types.js';
-import { isProducerFenced, type TransactionalProducer } from '../consumers/commit-loop.js';
+import { isProducerFenced, type TransactionalProducer } from '../consumers/transactional-producer.js';
 import type { EventPublisher } from '../webhooks/event-publisher.js';
 import type { ServiceMetrics } from './metrics.js';
 

@@ -15,7 +15,7 @@ const TRANSIENT_COORDINATOR_ERRORS = [
   // Metadata of a topic just created, before every broker knows it.
   /does not host this topic-partition/i,
   // CONCURRENT_TRANSACTIONS: the previous transaction's markers are still being written; the
-  // patched producer asks again within milliseconds (patches/kafkajs+2.2.4.patch).
+  // patched producer asks again within milliseconds (patch 006, patches/README.md).
   /another concurrent operation on the same transaction/i,
 ];
 

@@ -1,5 +1,5 @@
 import { OPERATIONS } from '../contract/operations.js';
-import type { BreakerState } from '../consumers/circuit-breaker.js';
+import type { BreakerState } from '../requests/circuit-breaker.js';
 import type { MetricFactory } from './metric-factory.js';
 import type { MetricSources } from './metrics.js';
 import { within } from '../within.js';

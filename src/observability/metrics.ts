@@ -11,7 +11,7 @@ import {
   webhookRecorders,
 } from './metric-recorders.js';
 import type { RuntimeMetrics, RuntimeStats } from '../consumers/runtime.js';
-import type { BreakerState } from '../consumers/circuit-breaker.js';
+import type { BreakerState } from '../requests/circuit-breaker.js';
 import type { FramingMismatchKind } from '../producers/value-codec.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { IdempotencyStore } from '../consumers/idempotency.js';
-import type { ProcessDeps } from '../consumers/process-request.js';
+import type { IdempotencyStore } from '../requests/idempotency.js';
+import type { ProcessDeps } from '../requests/process-request.js';
 import type { ScheduleLimiter, ScheduleOptions, Slot } from '../limits/types.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { toAppError } from '../errors.js';

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { localFigures, type LocalFigures } from '../console/figures.js';
-import { CircuitBreaker } from '../consumers/circuit-breaker.js';
+import { CircuitBreaker } from '../requests/circuit-breaker.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { createLimiters, type Limiters } from '../limits/index.js';
 import type { ScheduleLimiter } from '../limits/types.js';

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { parseRequestParams } from '../contract/params.js';
-import { memoryIdempotencyStore, redisIdempotencyStore } from '../consumers/idempotency.js';
-import { Gathering } from '../consumers/gathering.js';
-import { framingMismatchReporter } from '../consumers/decode-wait.js';
-import type { ProcessDeps } from '../consumers/process-request.js';
-import { abortableSleep } from '../consumers/retry-policy.js';
+import { memoryIdempotencyStore, redisIdempotencyStore } from '../requests/idempotency.js';
+import { Gathering } from '../requests/gathering.js';
+import { framingMismatchReporter } from '../requests/decode-wait.js';
+import type { ProcessDeps } from '../requests/process-request.js';
+import { abortableSleep } from '../retry.js';
 import { Runtime } from '../consumers/runtime.js';
 import { createHandlers } from '../handlers/index.js';
 import {
@@ -17,7 +17,7 @@ import type { Tracing } from '../observability/tracing.js';
 import { traceProcessDeps } from '../observability/tracing-instrument.js';
 import { maxRawBytes } from '../producers/dead-letter-record.js';
 import type { OutputDeps } from '../producers/output-records.js';
-import { createTransactionalProducer } from '../consumers/commit-loop.js';
+import { createTransactionalProducer } from '../consumers/transactional-producer.js';
 import type { VehicleSearchTracker } from '../webhooks/index.js';
 import type { CallParts } from './call-parts.js';
 import type { Infrastructure } from './infrastructure.js';

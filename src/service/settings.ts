@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { commitSpacing, type Config } from '../config.js';
-import type { BreakerSettings } from '../consumers/circuit-breaker.js';
-import type { RedisIdempotencySettings } from '../consumers/idempotency.js';
-import type { RetrySettings } from '../consumers/retry-policy.js';
+import type { BreakerSettings } from '../requests/circuit-breaker.js';
+import type { RedisIdempotencySettings } from '../requests/idempotency.js';
+import type { RetrySettings } from '../requests/retry-policy.js';
 import type { RuntimeSettings } from '../consumers/runtime.js';
 import type { TopicNames } from '../contract/operations.js';
 import type { TracingSettings } from '../observability/tracing.js';

@@ -1,4 +1,4 @@
-import { abortableSleep } from '../consumers/retry-policy.js';
+import { retry } from '../retry.js';
 
 export interface StoreRetries {
   tries: number;
@@ -12,20 +12,17 @@ export interface StoreRetries {
 
 /**
  * A few quick tries of a vehicle search store write whose loss would cost twice (a search paid
- * for and not recorded, an event published and not marked done). The last failure is thrown.
+ * for and not recorded, an event published and not marked done). The waits double from
+ * `firstDelayMs`, without jitter (a handful of writes, not a herd). The last failure is thrown.
  */
-export async function withStoreRetries<T>(write: () => Promise<T>, options: StoreRetries): Promise<T> {
+export function withStoreRetries<T>(write: () => Promise<T>, options: StoreRetries): Promise<T> {
   const { tries, firstDelayMs, signal, onRetry } = options;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (attempt >= tries || signal?.aborted === true) throw error;
-      onRetry?.(error, attempt);
-      const delayMs = firstDelayMs * 2 ** (attempt - 1);
-      await (signal
-        ? abortableSleep(delayMs, signal)
-        : new Promise((resolve) => setTimeout(resolve, delayMs)));
-    }
-  }
+  return retry(write, {
+    maxAttempts: tries,
+    firstDelayMs,
+    maxDelayMs: Infinity,
+    jitter: 'none',
+    signal,
+    onRetry: (error, attempt) => onRetry?.(error, attempt),
+  });
 }

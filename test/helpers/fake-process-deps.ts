@@ -1,6 +1,6 @@
-import { CircuitBreaker } from '../../src/consumers/circuit-breaker.js';
-import { memoryIdempotencyStore } from '../../src/consumers/idempotency.js';
-import type { ProcessDeps } from '../../src/consumers/process-request.js';
+import { CircuitBreaker } from '../../src/requests/circuit-breaker.js';
+import { memoryIdempotencyStore } from '../../src/requests/idempotency.js';
+import type { ProcessDeps } from '../../src/requests/process-request.js';
 import type { Handlers } from '../../src/handlers/types.js';
 import { plainJsonCodec } from '../../src/producers/value-codec.js';
 

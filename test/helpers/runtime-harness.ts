@@ -9,8 +9,8 @@
 import { createRequire } from 'node:module';
 import { Kafka, logLevel, type EachBatchPayload, type KafkaMessage } from 'kafkajs';
 import { pino } from 'pino';
-import { CircuitBreaker } from '../../src/consumers/circuit-breaker.js';
-import type { PartitionOffset, TransactionalProducer } from '../../src/consumers/commit-loop.js';
+import { CircuitBreaker } from '../../src/requests/circuit-breaker.js';
+import type { PartitionOffset, TransactionalProducer } from '../../src/consumers/transactional-producer.js';
 import { Runtime, type RuntimeConsumer } from '../../src/consumers/runtime.js';
 import { topicNames, type Operation } from '../../src/contract/operations.js';
 import { plainJsonCodec } from '../../src/producers/value-codec.js';

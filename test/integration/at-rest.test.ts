@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { isSealed, sealedKeyId } from '../../src/at-rest/cipher.js';
 import { loadConfig } from '../../src/config.js';
-import { requestKeys } from '../../src/consumers/idempotency.js';
+import { requestKeys } from '../../src/requests/idempotency.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { startService } from '../../src/main.js';
 import { cpfFor } from '../../src/sandbox/index.js';

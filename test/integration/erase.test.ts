@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { requestKeys } from '../../src/consumers/idempotency.js';
+import { requestKeys } from '../../src/requests/idempotency.js';
 import { eraseAuditEventSchema } from '../../src/contract/audit-events.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor, plateFor, type Sandbox } from '../../src/sandbox/index.js';

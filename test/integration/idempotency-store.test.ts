@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { redisIdempotencyStore, type Claim, type Reservation } from '../../src/consumers/idempotency.js';
+import { redisIdempotencyStore, type Claim, type Reservation } from '../../src/requests/idempotency.js';
 import { countCalls } from '../helpers/count-calls.js';
 
 // Both ways the service may talk to Redis: the scripts once went wrong only when auto-pipelined.

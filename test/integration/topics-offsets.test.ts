@@ -1,5 +1,5 @@
 /**
- * fetchTopicsOffsets, added to kafkajs's admin by patches/kafkajs+2.2.4.patch: the ends of
+ * fetchTopicsOffsets, added to kafkajs's admin by patches/kafkajs+2.2.4+004+fetch-topics-offsets.patch: the ends of
  * many topics in one call (the consumer lag watch reads the ten request topics with it).
  */
 import type { Admin, Producer } from 'kafkajs';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners, type Consumer, type ConsumerGroupJoinEvent } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { isRefusedMember } from '../../src/consumers/commit-loop.js';
+import { isRefusedMember } from '../../src/consumers/transactional-producer.js';
 import { stableCommittedOffset } from '../../src/consumers/partitions.js';
 import { createTopic } from '../helpers/stack.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
@@ -79,6 +79,9 @@ describe('a transaction committing offsets for a group member (KIP-447)', () => 
     // The current member's offsets go in; until its transaction ends a stable read has none.
     const pending = await commit(current, '7');
     expect(await stableCommittedOffset(client, groupId, topic, 0)).toBeUndefined();
+    // A stable read asks for its one partition (patch 003): partition 1, which the pending
+    // transaction does not hold, answers at once.
+    expect(await stableCommittedOffset(client, groupId, topic, 1)).toBe('-1');
     await pending.commit();
     // EndTxn answers once the commit is decided; the coordinator writes its markers after that,
     // so a stable read right away may still find the transaction open (it did once in CI).

@@ -9,7 +9,7 @@
  * (the operator's remedy) lets the partition flow again.
  */
 import { describe, expect, it } from 'vitest';
-import { isRefusedMember } from '../../src/consumers/commit-loop.js';
+import { isRefusedMember } from '../../src/consumers/transactional-producer.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor } from '../../src/sandbox/index.js';
 import { publish } from '../helpers/service.js';

@@ -1,6 +1,6 @@
 import type { Kafka, Producer, Transaction } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { createTransactionalProducer } from '../../src/consumers/commit-loop.js';
+import { createTransactionalProducer } from '../../src/consumers/transactional-producer.js';
 
 /** A kafkajs producer whose transactions behave as the script says (broker outage, then recovery). */
 function fakeProducer(broken: boolean, log: string[]): Producer {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
+import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
 import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
 import { localFigures } from '../../../src/console/figures.js';
 import type { PausedPartition } from '../../../src/consumers/runtime.js';

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BreakerPauses } from '../../../src/consumers/breaker-pauses.js';
-import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
+import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
 import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
 

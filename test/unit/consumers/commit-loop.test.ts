@@ -12,7 +12,7 @@ import type {
   GroupMember,
   PartitionOffset,
   TransactionalProducer,
-} from '../../../src/consumers/commit-loop.js';
+} from '../../../src/consumers/transactional-producer.js';
 import { TakeWindow } from '../../../src/consumers/take-window.js';
 
 afterEach(() => {

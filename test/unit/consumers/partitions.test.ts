@@ -1,6 +1,7 @@
 import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CommitLoop, type PartitionOffset } from '../../../src/consumers/commit-loop.js';
+import { CommitLoop } from '../../../src/consumers/commit-loop.js';
+import type { PartitionOffset } from '../../../src/consumers/transactional-producer.js';
 import { KeyScheduler } from '../../../src/consumers/key-scheduler.js';
 import { Partitions } from '../../../src/consumers/partitions.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';

@@ -1,11 +1,11 @@
 import { Kafka, logLevel, type EachBatchPayload, type KafkaMessage } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
-import type { ProcessDeps } from '../../../src/consumers/process-request.js';
+import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
+import type { ProcessDeps } from '../../../src/requests/process-request.js';
 import { Runtime, type RuntimeConsumer } from '../../../src/consumers/runtime.js';
 import { OPERATIONS, topicNames } from '../../../src/contract/operations.js';
-import type { TransactionalProducer } from '../../../src/consumers/commit-loop.js';
+import type { TransactionalProducer } from '../../../src/consumers/transactional-producer.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 import { eachBatchPayload } from '../../helpers/batch-payload.js';
 import { fakeProcessDeps } from '../../helpers/fake-process-deps.js';

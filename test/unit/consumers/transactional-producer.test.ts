@@ -4,7 +4,7 @@ import {
   BEGIN_AFTER_COMMIT_MS,
   COMPRESS_FROM_BYTES,
   createTransactionalProducer,
-} from '../../../src/consumers/commit-loop.js';
+} from '../../../src/consumers/transactional-producer.js';
 import type { OutputRecord } from '../../../src/producers/output-records.js';
 
 /** A kafkajs transaction that logs each step and lets the test decide when a produce answers. */

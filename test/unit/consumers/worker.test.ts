@@ -1,12 +1,12 @@
 import type { KafkaMessage } from 'kafkajs';
 import { pino } from 'pino';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommitLoop } from '../../../src/consumers/commit-loop.js';
 import { OperationSchedulers } from '../../../src/consumers/operation-schedulers.js';
 import type { Operation } from '../../../src/contract/operations.js';
 import { PartitionState } from '../../../src/consumers/partition-state.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
-import type { ProcessDeps } from '../../../src/consumers/process-request.js';
+import type { ProcessDeps } from '../../../src/requests/process-request.js';
 import { Worker, type BatchPayload } from '../../../src/consumers/worker.js';
 import { topicNames } from '../../../src/contract/operations.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
@@ -44,6 +44,7 @@ function setup(
   partitionWindow: number,
   scheduler: Pick<OperationSchedulers, 'submit'>,
   replicaWindow = 1_000_000,
+  process: ProcessDeps = processDeps(),
 ) {
   const state = new PartitionState(TOPIC, 0, 'lawsuits-summary');
   state.highestTaken = 9n;
@@ -61,7 +62,7 @@ function setup(
     scheduler,
     pauses,
     breakerPauses: { admit: () => true },
-    process: processDeps(),
+    process,
     output: { codec: plainJsonCodec(), topics, source: '/test', resultMaxBytes: 1_000_000, now },
     logger: pino({ level: 'silent' }),
     metrics: { outcome },
@@ -97,6 +98,10 @@ function heldScheduler() {
     },
   };
 }
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('Worker', () => {
   it.each([
@@ -178,6 +183,35 @@ describe('Worker', () => {
     state.markRevoked();
     await scheduler.submitted[0]!.run();
 
+    expect(state.takePrefix()).toBeUndefined();
+  });
+
+  it('stops waiting to try a message again once its partition is revoked', async () => {
+    // The clock stands still: the worker's wait before the next try can only end by the abort.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let tries = 0;
+    let failed: () => void = () => undefined;
+    const firstFailure = new Promise<void>((resolve) => (failed = resolve));
+    const failing: ProcessDeps = {
+      ...processDeps(),
+      parseParams: () => {
+        tries += 1;
+        failed();
+        throw new Error('redis down');
+      },
+    };
+    const scheduler = heldScheduler();
+    const { worker, state } = setup(10, scheduler, 1_000_000, failing);
+    const request = { requestId: 'req-1', params: { taxId: '11144477735' }, source: 'onboarding' };
+    await worker.takeBatch(batch([message(10, 'a', JSON.stringify(request))]).payload);
+
+    const running = scheduler.submitted[0]!.run();
+    await firstFailure;
+    state.markRevoked();
+    state.abort.abort(new Error('partition revoked'));
+
+    await expect(running).resolves.toBeUndefined();
+    expect(tries).toBe(1);
     expect(state.takePrefix()).toBeUndefined();
   });
 });

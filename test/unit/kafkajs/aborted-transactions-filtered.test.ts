@@ -1,6 +1,6 @@
 /**
  * A read_committed fetch hides the records of every aborted transaction it steps into (the
- * kafkajs patch, consumer/filterAbortedMessages.js). Unpatched, kafkajs took one aborted
+ * kafkajs patch 010, consumer/filterAbortedMessages.js). Unpatched, kafkajs took one aborted
  * transaction from the fetch response's list per record: a fetch that began after two
  * producers' aborted transactions had both begun (replicas whose transactions failed, on one
  * results partition) handed the second one's records over as committed. The fault suite's

@@ -1,5 +1,5 @@
 /**
- * The patched kafkajs transaction manager (patches/kafkajs+2.2.4.patch):
+ * The patched kafkajs transaction manager (patches 005-008 in patches/):
  * - asks the coordinator again, within milliseconds, while it answers CONCURRENT_TRANSACTIONS
  *   (the previous transaction's markers are still being written), instead of failing the send
  *   into the producer's retrier, which waited 300 ms before sending the whole batch again;

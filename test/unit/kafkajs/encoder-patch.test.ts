@@ -1,5 +1,5 @@
 /**
- * kafkajs's Encoder as patched (patches/kafkajs+2.2.4.patch): buffers from Node's pool, not
+ * kafkajs's Encoder as patched (patches/kafkajs+2.2.4+011+encoder-pooled-buffers.patch): buffers from Node's pool, not
  * zero-filled, and unsigned varints written in place. The bytes must stay what Kafka's record
  * format says (LEB128 varints, zigzag for signed ones), checked against values written out by
  * hand and against the decoder kafkajs reads them back with.

@@ -1,13 +1,13 @@
 /**
- * The kafkajs patch fails closed on zombie fencing (KIP-447): a TxnOffsetCommit that carries no
+ * kafkajs patch 002 fails closed on zombie fencing (KIP-447): a TxnOffsetCommit that carries no
  * consumer group generation and member id, or one to a broker that cannot check them (no v3),
  * is never sent; it fails with KafkaJSFencingUnsupported, which the commit loop treats as fatal
- * (src/consumers/commit-loop.ts, isUnrecoverable). Before, kafkajs picked the highest version
+ * (src/consumers/transactional-producer.ts, isUnrecoverable). Before, kafkajs picked the highest version
  * both sides knew and sent the offsets unfenced.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { isUnrecoverable } from '../../../src/consumers/commit-loop.js';
+import { isUnrecoverable } from '../../../src/consumers/transactional-producer.js';
 
 const require = createRequire(import.meta.url);
 

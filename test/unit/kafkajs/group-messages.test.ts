@@ -1,8 +1,8 @@
 /**
  * kafkajs's grouping of a produce call's messages by partition, as patched
- * (patches/kafkajs+2.2.4.patch: appended in place rather than copying a partition's array for
- * every message). Each partition must get its messages in the order given, whatever the
- * partitioner decides, and nothing else.
+ * (patches/kafkajs+2.2.4+012+group-messages-linear.patch: appended in place rather than copying
+ * a partition's array for every message). Each partition must get its messages in the order
+ * given, whatever the partitioner decides, and nothing else.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +63,30 @@ describe('kafkajs groupMessagesPerPartition (patched)', () => {
     }
     expect(count).toBe(messages.length);
     expect(partitionOfKey.size).toBe(40);
+  });
+
+  it("copies no partition's messages for each message it adds (linear, not quadratic)", () => {
+    const messages = Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, value: String(i) }));
+    // Unpatched, every message spread its partition's array into a new one ([...current,
+    // message]): one array iteration per message, n²/2 element copies in all. Counted here
+    // through the iterator that spreading and for...of both take.
+    const iterate = Object.getOwnPropertyDescriptor(Array.prototype, Symbol.iterator);
+    const values = iterate?.value as (this: unknown[]) => ArrayIterator<unknown>;
+    let iterations = 0;
+    Object.defineProperty(Array.prototype, Symbol.iterator, {
+      ...iterate,
+      value: function counted(this: unknown[]) {
+        iterations += 1;
+        return values.call(this);
+      },
+    });
+    try {
+      groupMessagesPerPartition({ topic: 't', partitionMetadata, messages, partitioner: () => 0 });
+    } finally {
+      if (iterate) Object.defineProperty(Array.prototype, Symbol.iterator, iterate);
+    }
+    // One pass over the messages at most.
+    expect(iterations).toBeLessThanOrEqual(1);
   });
 
   it('returns nothing when the topic has no partition metadata', () => {

@@ -1,5 +1,5 @@
 /**
- * The KIP-447 protocol versions patched into kafkajs (patches/kafkajs+2.2.4.patch), against
+ * The KIP-447 protocol versions patched into kafkajs (patches/kafkajs+2.2.4+001+kip447-protocol.patch), against
  * bytes written out by hand from Kafka's message specs (TxnOffsetCommitRequest.json v3,
  * OffsetFetchRequest.json v7 and their responses; flexible versions: compact strings and arrays
  * with length + 1, a tag buffer after each struct; kafkajs writes request header v2's tag

@@ -1,5 +1,5 @@
 /**
- * A produce retried after a partition's leader moved reaches the new leader (the kafkajs patch,
+ * A produce retried after a partition's leader moved reaches the new leader (kafkajs patch 009,
  * producer/sendMessages.js). Unpatched, kafkajs kept the answers of the brokers that had
  * answered and, on the retry, sent only to brokers without one: when the failed partition's new
  * leader was a broker that had already answered for other partitions, the partition was sent

@@ -213,12 +213,14 @@ describe('operation limiter and its quota store', () => {
     expect(limiter?.stats.queued).toBe(0);
   });
 
-  it('starts fn only once ready resolves, after its slot', async () => {
+  it('starts fn only once beforeStart is done, after its slot', async () => {
     const { store, released } = scriptedStore([slot(0, 'a')]);
     const fn = vi.fn(() => Promise.resolve('ok'));
     let go: () => void = () => undefined;
     const ready = new Promise<void>((resolve) => (go = resolve));
-    const call = limiterWith(store, false).schedule(fn, { ready });
+    const call = limiterWith(store, false).schedule(fn, {
+      beforeStart: { begin: () => undefined, done: ready },
+    });
     await vi.advanceTimersByTimeAsync(5);
     expect(fn).not.toHaveBeenCalled();
     go();
@@ -228,33 +230,34 @@ describe('operation limiter and its quota store', () => {
     expect(released).toEqual([]);
   });
 
-  it('sets ready going just as it asks the store for the slot, in the same tick', async () => {
+  it('sets beforeStart going just as it asks the store for the slot, in the same tick', async () => {
     const order: string[] = [];
-    // Cleared by the first microtask after startReady: still true while the same tick runs.
+    // Cleared by the first microtask after begin: still true while the same tick runs.
     let sameTick = false;
     const { store } = scriptedStore([slot(0, 'a')], [], () => {
       order.push(sameTick ? 'reserve in the same tick' : 'reserve');
     });
-    const startReady = vi.fn(() => {
-      order.push('startReady');
+    const begin = vi.fn(() => {
+      order.push('begin');
       sameTick = true;
       queueMicrotask(() => (sameTick = false));
     });
     const call = limiterWith(store, false).schedule(() => Promise.resolve('ok'), {
-      ready: Promise.resolve(),
-      startReady,
+      beforeStart: { begin, done: Promise.resolve() },
     });
     await vi.advanceTimersByTimeAsync(5);
     await expect(call).resolves.toBe('ok');
-    expect(order).toEqual(['startReady', 'reserve in the same tick']);
+    expect(order).toEqual(['begin', 'reserve in the same tick']);
   });
 
-  it('a ready that rejects ends the wait with its reason and gives the slot back, without calling fn', async () => {
+  it('a beforeStart that fails ends the wait with its reason and gives the slot back, without calling fn', async () => {
     const { store, released } = scriptedStore([slot(20, 'a')]);
     const fn = vi.fn(() => Promise.resolve('ok'));
     let refuse: (error: Error) => void = () => undefined;
     const ready = new Promise<void>((_resolve, reject) => (refuse = reject));
-    const call = limiterWith(store, false).schedule(fn, { ready });
+    const call = limiterWith(store, false).schedule(fn, {
+      beforeStart: { begin: () => undefined, done: ready },
+    });
     const outcome = expect(call).rejects.toThrow('not reserved');
     await vi.advanceTimersByTimeAsync(5);
     refuse(new Error('not reserved'));
@@ -265,22 +268,26 @@ describe('operation limiter and its quota store', () => {
     expect(fn).not.toHaveBeenCalled();
   });
 
-  it('a ready already rejected never touches the quota', async () => {
+  it('a beforeStart already failed never touches the quota', async () => {
     const { store, reserve } = scriptedStore([slot(0, 'a')]);
     const fn = vi.fn(() => Promise.resolve('ok'));
     const ready = Promise.reject(new Error('not reserved'));
-    const call = limiterWith(store, false).schedule(fn, { ready });
+    const call = limiterWith(store, false).schedule(fn, {
+      beforeStart: { begin: () => undefined, done: ready },
+    });
     await expect(call).rejects.toThrow('not reserved');
     await vi.advanceTimersByTimeAsync(10);
     expect(reserve).not.toHaveBeenCalled();
     expect(fn).not.toHaveBeenCalled();
   });
 
-  it('a ready that comes later than the tolerance takes a new slot, as a late wake-up does', async () => {
+  it('a beforeStart done later than the tolerance takes a new slot, as a late wake-up does', async () => {
     const { store, released, reserve } = scriptedStore([slot(20, 'a'), slot(0, 'b')]);
     const fn = vi.fn(() => Promise.resolve('ok'));
     const ready = new Promise<void>((resolve) => setTimeout(resolve, 45));
-    const call = limiterWith(store, false).schedule(fn, { ready });
+    const call = limiterWith(store, false).schedule(fn, {
+      beforeStart: { begin: () => undefined, done: ready },
+    });
     await vi.advanceTimersByTimeAsync(50);
     await expect(call).resolves.toBe('ok');
     expect(released).toEqual(['a']);

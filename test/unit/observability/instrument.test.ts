@@ -4,14 +4,14 @@ import type { ParamsOf } from '../../../src/contract/params.js';
 import { AppError } from '../../../src/errors.js';
 import { SlotMissedError } from '../../../src/limits/errors.js';
 import type { Handler, Handlers } from '../../../src/handlers/types.js';
-import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
+import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
 import {
   instrumentHandlers,
   instrumentProducer,
   watchBreaker,
 } from '../../../src/observability/instrument.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
-import type { TransactionalProducer } from '../../../src/consumers/commit-loop.js';
+import type { TransactionalProducer } from '../../../src/consumers/transactional-producer.js';
 
 const offsets = [{ topic: 't', partition: 0, offset: '1' }];
 const member = { groupId: 'g', generationId: 1, memberId: 'm' };

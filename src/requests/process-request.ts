@@ -9,7 +9,6 @@ import type { Operation } from '../contract/operations.js';
 import { InfrastructureError, InvalidRequestError, toAppError, type AppError } from '../errors.js';
 import { decodeWhenRegistryAnswers, type DecodeDeps } from './decode-wait.js';
 import { checkRequestBytes } from './value-guard.js';
-import { DeferredStart } from './deferred-start.js';
 import type { z } from 'zod';
 import { requestEnvelopeSchema } from '../contract/envelopes.js';
 import type { ParamsOf } from '../contract/params.js';
@@ -26,12 +25,14 @@ import {
 } from './idempotency.js';
 import {
   callWithRetries,
-  NotStarted,
   RetriesExhausted,
   type CallDeps,
+  type CallResult,
   type RequestSignals,
 } from './vendor-call.js';
+import { IdempotencyGate } from './idempotency-gate.js';
 import { subjectsOfParams } from '../at-rest/subjects.js';
+import { retry, type Backoff } from '../retry.js';
 
 export type { RequestSignals } from './vendor-call.js';
 
@@ -89,35 +90,25 @@ export async function processRequest<O extends Operation>(
   // The first claim is sent with the call's limiter slot (one write to Redis for both), and
   // the call starts only once the claim is a reservation: a round trip to Redis less before
   // every vendor call.
-  const claim = new DeferredStart(() => deps.idempotency.claim(incoming.operation, envelope.requestId));
-  try {
-    return await payAndStore(request, claim, signals, log);
-  } catch (error) {
-    if (!(error instanceof NotStarted)) throw error;
+  let gate = IdempotencyGate.claiming(() => deps.idempotency.claim(incoming.operation, envelope.requestId));
+  for (;;) {
+    const paid = await payAndStore(request, gate, signals, log);
+    if (paid !== 'not-reserved') return paid;
+    // Not a reservation, and nothing called. A failing store (Redis down) throws to the
+    // runtime, which tries the message again in place: an infrastructure fault must not turn
+    // requests into dead letters.
+    const turn = await reserveOrReuse(
+      deps,
+      incoming.operation,
+      envelope.requestId,
+      await gate.answer(),
+      signal,
+    );
+    if (turn === 'aborted') return { kind: 'aborted' };
+    if ('paid' in turn) return reusePaid(request, turn.paid, log);
+    // Reserved here now: the gate is open, and the next pass calls.
+    gate = IdempotencyGate.holding(turn.reservation);
   }
-  // Not a reservation. A failing store (Redis down) throws to the runtime, which tries the
-  // message again in place: an infrastructure fault must not turn requests into dead letters.
-  const slot = await reserveOrReuse(
-    deps,
-    incoming.operation,
-    envelope.requestId,
-    await claim.promise,
-    signal,
-  );
-  if (slot === 'aborted') return { kind: 'aborted' };
-  if ('paid' in slot) return reusePaid(request, slot.paid, log);
-  const held = new DeferredStart<Claim>(() => Promise.resolve(slot));
-  void held.start();
-  return payAndStore(request, held, signals, log);
-}
-
-const NOT_RESERVED = new Error('requestId not reserved');
-
-/** The claim's reservation; rejects when the claim is anything else. */
-function reservationOf(claim: Promise<Claim>): Promise<Reservation> {
-  return claim.then((claimed) =>
-    claimed && 'reservation' in claimed ? claimed.reservation : Promise.reject(NOT_RESERVED),
-  );
 }
 
 /** A request that passed every check, on its way to a vendor call or a reused outcome. */
@@ -158,17 +149,16 @@ function reusePaid<O extends Operation>(
 }
 
 /**
- * Calls the vendor once the reservation is held, and stores the paid outcome for later copies.
- * Throws NotStarted, having called nothing, when there is no reservation.
+ * Calls the vendor once the gate opens (the reservation held), and stores the paid outcome for
+ * later copies. `not-reserved`, having called nothing, when the gate stays shut.
  */
 async function payAndStore<O extends Operation>(
   { deps, incoming, envelope, received, params, hash, receivedAt }: CheckedRequest<O>,
-  claim: DeferredStart<Claim>,
+  gate: IdempotencyGate,
   signals: RequestSignals,
   log: RequestLogger,
-): Promise<ProcessOutcome> {
-  const reservation = reservationOf(claim.promise);
-  let call: { outcome: HandlerOutcome; attempts: number };
+): Promise<ProcessOutcome | 'not-reserved'> {
+  let call: CallResult;
   try {
     const context = {
       requestId: envelope.requestId,
@@ -176,33 +166,30 @@ async function payAndStore<O extends Operation>(
       correlation: incoming.correlation,
       origin: incoming.origin,
     };
-    call = await callWithRetries(deps, incoming.operation, context, params, signals, log, {
-      promise: reservation,
-      start: claim.start,
+    call = await callWithRetries(deps, {
+      operation: incoming.operation,
+      params,
+      context,
+      signals,
+      log,
+      gate,
     });
   } catch (error) {
-    if (error instanceof NotStarted) throw error;
-    // Held once the claim answers, whether or not a call started (an abort in the queue). A
-    // claim not sent yet may still be: a limiter that closed while its job slept towards a
-    // backoff asks for the slot on waking. It is let go whenever it answers, and waited for
-    // here only when already sent.
-    const released = reservation.then(
-      (held) => held.release(),
-      () => undefined,
-    );
-    if (claim.started) await released;
+    // Held once the claim answers, whether or not a call started (an abort in the queue).
+    await gate.release();
     if (signals.signal.aborted) return { kind: 'aborted' };
     // Redis failed around the call (errors.ts): retried in place, never a dead letter.
     if (error instanceof InfrastructureError) throw error;
     const failure = error instanceof RetriesExhausted ? error : new RetriesExhausted(toAppError(error), 0);
     return deadLetter(deps, incoming, received, failure.error, failure.attempts, envelope.requestId);
   }
+  if (call.kind === 'not-started') return 'not-reserved';
   // Stored before the outcome goes on to its commit. Not waiting (the write running beside the
   // commit) saved about 1 ms of added latency in benchmark (c), but cost 8-20% more CPU per
   // request in (a) (instant vendor, in turns over 8 pairs of runs), for reasons not found.
   // Never throws: a failed write keeps the reservation (copies elsewhere wait) and is retried;
   // copies here are answered from memory meanwhile.
-  const held = await reservation;
+  const held = await gate.done;
   await held.complete(
     { paramsHash: hash, operation: incoming.operation, origin: incoming.origin, outcome: call.outcome },
     subjectsOfParams(params),
@@ -233,20 +220,30 @@ async function reserveOrReuse(
   first: Claim,
   signal: AbortSignal,
 ): Promise<{ paid: PaidOutcome } | { reservation: Reservation } | 'aborted'> {
-  let claim = first;
-  while (!claim) {
-    try {
-      await deps.sleep(RESERVATION_POLL_MS, signal);
-    } catch (error) {
-      if (signal.aborted) return 'aborted';
-      throw error;
-    }
-    claim = await deps.idempotency.claim(operation, requestId);
+  // The first answer is the first claim's; each later one a new claim's, after a wait.
+  const ask = async (tries: number): Promise<NonNullable<Claim>> => {
+    const claim = tries === 1 ? first : await deps.idempotency.claim(operation, requestId);
+    if (!claim) throw new InFlightElsewhere();
+    return claim;
+  };
+  try {
+    return await retry(ask, {
+      ...RESERVATION_POLL,
+      signal,
+      sleep: (ms, aborting) => deps.sleep(ms, aborting),
+      retryable: (error) => error instanceof InFlightElsewhere,
+    });
+  } catch (error) {
+    if (signal.aborted) return 'aborted';
+    throw error;
   }
-  return claim;
 }
 
-const RESERVATION_POLL_MS = 100;
+/** A copy of the request is in flight elsewhere (reserved, not yet paid): asked again. */
+class InFlightElsewhere extends Error {}
+
+/** The pace at which a copy asks again whether the one in flight elsewhere has ended: every 100 ms. */
+const RESERVATION_POLL: Backoff = { firstDelayMs: 100, maxDelayMs: 100, factor: 1, jitter: 'none' };
 
 function sameOrigin(a: Origin, b: Origin): boolean {
   return a.topic === b.topic && a.partition === b.partition && a.offset === b.offset;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Gathering } from '../../../src/consumers/gathering.js';
+import { Gathering } from '../../../src/requests/gathering.js';
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -6,6 +6,7 @@ import {
   type FramingMismatchKind,
   type ReadValue,
 } from '../producers/value-codec.js';
+import { retry, type Backoff } from '../retry.js';
 
 /**
  * Decodes a request value, waiting while the schema registry is unreachable: a registry outage
@@ -21,8 +22,11 @@ export interface DecodeDeps {
   onFramingMismatch?(operation: Operation, mismatch: FramingMismatch, log: RequestLogger): void;
 }
 
-const FIRST_WAIT_MS = 250;
-const LONGEST_WAIT_MS = 10_000;
+/**
+ * The waits for the registry: 250 ms doubling up to 10 s, for as long as it takes, with full
+ * jitter so that the requests waiting together do not call the registry together.
+ */
+const REGISTRY_WAIT: Backoff = { firstDelayMs: 250, maxDelayMs: 10_000, jitter: 'full' };
 
 export type Decoded =
   { ok: true; value: unknown; mismatch?: FramingMismatch } | { ok: false; error: unknown } | 'aborted';
@@ -33,21 +37,27 @@ export async function decodeWhenRegistryAnswers(
   signal: AbortSignal,
   log: RequestLogger,
 ): Promise<Decoded> {
-  for (let failures = 0; ; failures += 1) {
+  // Only an unreachable registry is thrown, to be tried again; the message's own error is returned.
+  const decode = async (): Promise<Decoded> => {
     try {
       return { ok: true, ...(await deps.decodeValue(value)) };
     } catch (error) {
-      if (!(error instanceof RegistryUnavailable)) return { ok: false, error };
-      if (failures === 0) log.warn({ err: error }, 'schema registry unreachable; the request waits for it');
-      // Full jitter: the requests waiting together do not call the registry together.
-      const ceiling = Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS * 2 ** failures);
-      try {
-        await deps.sleep(Math.floor(Math.random() * ceiling) + 1, signal);
-      } catch (aborted) {
-        if (signal.aborted) return 'aborted';
-        throw aborted;
-      }
+      if (error instanceof RegistryUnavailable) throw error;
+      return { ok: false, error };
     }
+  };
+  try {
+    return await retry(decode, {
+      ...REGISTRY_WAIT,
+      signal,
+      sleep: (ms, aborting) => deps.sleep(ms, aborting),
+      onRetry: (error, failures) => {
+        if (failures === 1) log.warn({ err: error }, 'schema registry unreachable; the request waits for it');
+      },
+    });
+  } catch (error) {
+    if (signal.aborted) return 'aborted';
+    throw error;
   }
 }
 

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { decodeWhenRegistryAnswers, framingMismatchReporter } from '../../../src/consumers/decode-wait.js';
+import { decodeWhenRegistryAnswers, framingMismatchReporter } from '../../../src/requests/decode-wait.js';
 import { InvalidRequestError } from '../../../src/errors.js';
 import { RegistryUnavailable, type ReadValue } from '../../../src/producers/value-codec.js';
 

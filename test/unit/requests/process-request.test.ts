@@ -1,13 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
-import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
+import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
 import {
   memoryIdempotencyStore,
   type Claim,
   type IdempotencyStore,
   type Reservation,
-} from '../../../src/consumers/idempotency.js';
-import { processRequest, type ProcessDeps } from '../../../src/consumers/process-request.js';
+} from '../../../src/requests/idempotency.js';
+import { processRequest, type ProcessDeps } from '../../../src/requests/process-request.js';
 import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
 import { AppError, InfrastructureError } from '../../../src/errors.js';
 import type { ParamsOf } from '../../../src/contract/params.js';
@@ -494,7 +494,7 @@ describe('processRequest', () => {
       return {
         schedule: (_fn, options) =>
           new Promise((_resolve, reject) => {
-            if (asksForSlot) options?.startReady?.();
+            if (asksForSlot) options?.beforeStart?.begin();
             options?.signal?.addEventListener('abort', () => {
               reject(new Error('aborted in the queue'));
             });
@@ -517,16 +517,16 @@ describe('processRequest', () => {
     }
 
     /**
-     * A limiter that asks for a slot (setting `ready` going, as the real one does with its slot's
-     * round trip), starts fn once `ready` resolves, and records what it was asked.
+     * A limiter that asks for a slot (beginning the gate, as the real one does with its slot's
+     * round trip), starts fn once the gate is done, and records what it was asked.
      */
     function readyLimiter() {
       const asked: { ready: Promise<unknown> | undefined }[] = [];
       const limiter: ScheduleLimiter = {
         schedule: async (fn, options) => {
-          asked.push({ ready: options?.ready });
-          options?.startReady?.();
-          await options?.ready;
+          asked.push({ ready: options?.beforeStart?.done });
+          options?.beforeStart?.begin();
+          await options?.beforeStart?.done;
           return fn({ confirm: () => undefined, renewals: 0 });
         },
         backoff: () => undefined,
@@ -610,7 +610,7 @@ describe('processRequest', () => {
       const limiter: ScheduleLimiter = {
         schedule: (_fn, options) => {
           scheduled += 1;
-          options?.startReady?.();
+          options?.beforeStart?.begin();
           return Promise.reject(new QuotaUnavailableError(new Error('redis down')));
         },
         backoff: () => undefined,
@@ -654,7 +654,7 @@ describe('processRequest', () => {
         schedule: (fn, options) =>
           new Promise((resolve, reject) => {
             askForSlot = () => {
-              options?.startReady?.();
+              options?.beforeStart?.begin();
               fn({ confirm: () => undefined, renewals: 0 }).then(resolve, reject);
             };
           }),
@@ -688,7 +688,7 @@ describe('processRequest', () => {
       const limiter: ScheduleLimiter = {
         schedule: (_fn, options) =>
           new Promise((_resolve, reject) => {
-            wake = () => options?.startReady?.();
+            wake = () => options?.beforeStart?.begin();
             reject(new Error('limiter closed'));
           }),
         backoff: () => undefined,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
-import { processRequest, type ProcessDeps } from '../../../src/consumers/process-request.js';
+import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
+import { processRequest, type ProcessDeps } from '../../../src/requests/process-request.js';
 import { OPERATIONS } from '../../../src/contract/operations.js';
 import type { Handler, Handlers } from '../../../src/handlers/types.js';
 import { VendorError } from '../../../src/vendor-api/errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { DeferredStart } from '../../../src/consumers/deferred-start.js';
+import { DeferredStart } from '../../../src/requests/deferred-start.js';
 
 describe('DeferredStart', () => {
   it('runs its work on the first start only, and waiting on it starts nothing', async () => {

@@ -2,16 +2,12 @@ import type { Operation } from '../contract/operations.js';
 import type { ParamsOf } from '../contract/params.js';
 import { InfrastructureError, toAppError, type AppError } from '../errors.js';
 import type { Handler, HandlerContext, HandlerOutcome, Handlers } from '../handlers/types.js';
-import type { ScheduleLimiter, Slot } from '../limits/types.js';
+import type { BeforeStart, ScheduleLimiter, Slot } from '../limits/types.js';
 import type { RequestLogger } from '../observability/logger.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { decideRetry, type RetrySettings } from './retry-policy.js';
 
-/**
- * The operation's vendor call under its limiter and breaker, retried with backoff within the
- * retry settings; throws RetriesExhausted with the last error when the request must be
- * dead-lettered.
- */
+/** What a vendor call needs of the service: the handlers, the limits, the retry settings. */
 export interface CallDeps {
   handlers: Handlers;
   limiterFor(operation: Operation): ScheduleLimiter;
@@ -32,8 +28,28 @@ export interface RequestSignals {
   callSignal: AbortSignal;
 }
 
-/** The call never started: the `ready` given to callWithRetries rejected (with `reason`). */
-export class NotStarted extends Error {
+/** One vendor call of a request, as callWithRetries makes it. */
+export interface VendorCall<O extends Operation> {
+  operation: O;
+  params: ParamsOf<O>;
+  context: Omit<HandlerContext, 'signal'>;
+  signals: RequestSignals;
+  log: RequestLogger;
+  /**
+   * When given, no call starts before it is done (the idempotency gate): begun as the limiter
+   * asks Redis for the call's slot (one write for both), or before anything else waits on it.
+   * If it fails, nothing is called and the answer is `not-started`.
+   */
+  gate?: BeforeStart | undefined;
+}
+
+export type CallResult =
+  | { kind: 'called'; outcome: HandlerOutcome; attempts: number }
+  /** The gate stayed shut: nothing was called. */
+  | { kind: 'not-started' };
+
+/** The gate's failure, told apart from the call's own as the limiter passes it on. */
+class NotStarted extends Error {
   constructor(readonly reason: unknown) {
     super('vendor call not started', { cause: reason });
   }
@@ -58,41 +74,79 @@ interface Call<O extends Operation> {
   log: RequestLogger;
 }
 
+/**
+ * The operation's vendor call under its limiter and breaker, retried with backoff within the
+ * retry settings, once its gate is done; `not-started` when the gate stays shut. Throws
+ * RetriesExhausted with the last error when the request must be dead-lettered.
+ */
 export async function callWithRetries<O extends Operation>(
   deps: CallDeps,
-  operation: O,
-  context: Omit<HandlerContext, 'signal'>,
-  params: ParamsOf<O>,
-  { signal, callSignal }: RequestSignals,
-  log: RequestLogger,
-  /**
-   * When given, no call starts before `promise` resolves: the idempotency claim, set going by
-   * `start` as the limiter asks Redis for the call's slot (one write for both), or before
-   * anything else waits on it. If it rejects, this throws NotStarted and nothing was called.
-   */
-  ready?: { promise: Promise<unknown>; start: () => unknown },
-): Promise<{ outcome: HandlerOutcome; attempts: number }> {
+  { operation, params, context, signals, log, gate }: VendorCall<O>,
+): Promise<CallResult> {
   const handler: Handler<O> = deps.handlers[operation];
-  const limiter = deps.limiterFor(operation);
   const breaker = deps.breakerFor(operation);
-  const call: Call<O> = { deps, operation, breaker, limiter, signal, log };
-  const gate = ready?.promise.then(
+  // Work of the request's own, such as a selfie download, runs once and outside the limiter
+  // and the breaker: it is not a vendor call. Its failure is the request's dead letter. It
+  // waits for the gate, as does a breaker that is not closed: neither is held for a request
+  // that will not call. A gate passed here is not waited for again.
+  let waiting = gate;
+  if (waiting && (handler.prepare || breaker.state !== 'closed')) {
+    if (!(await opens(waiting))) return { kind: 'not-started' };
+    waiting = undefined;
+  }
+  const input = handler.prepare ? await handler.prepare(params, signals.signal) : params;
+  try {
+    return {
+      kind: 'called',
+      ...(await callUntilDone(
+        deps,
+        { operation, params: input, context, signals, log },
+        waiting && refusalTold(waiting),
+      )),
+    };
+  } catch (error) {
+    if (error instanceof NotStarted) return { kind: 'not-started' };
+    throw error;
+  }
+}
+
+/** Begins the gate and tells whether it opened. */
+function opens(gate: BeforeStart): Promise<boolean> {
+  gate.begin();
+  return gate.done.then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The gate as the limiter and the call wait for it: a refusal becomes a NotStarted. */
+function refusalTold(gate: BeforeStart): BeforeStart {
+  const opened = gate.done.then(
     () => undefined,
     (reason: unknown) => {
       throw new NotStarted(reason);
     },
   );
-  // Awaited below, or left behind by an earlier failure: never an unhandled rejection.
-  gate?.catch(() => undefined);
-  // Work of the request's own, such as a selfie download, runs once and outside the limiter
-  // and the breaker: it is not a vendor call. Its failure is the request's dead letter. It
-  // waits for `ready`, as does a breaker that is not closed: neither is held for a request
-  // that will not call.
-  if (ready && (handler.prepare || breaker.state !== 'closed')) {
-    ready.start();
-    await gate;
-  }
-  const input = handler.prepare ? await handler.prepare(params, signal) : params;
+  // Awaited by the limiter, or left behind by an earlier failure: never an unhandled rejection.
+  opened.catch(() => undefined);
+  return {
+    begin: () => {
+      gate.begin();
+    },
+    done: opened,
+  };
+}
+
+async function callUntilDone<O extends Operation>(
+  deps: CallDeps,
+  { operation, params: input, context, signals, log }: VendorCall<O>,
+  gate: BeforeStart | undefined,
+): Promise<{ outcome: HandlerOutcome; attempts: number }> {
+  const { signal, callSignal } = signals;
+  const handler: Handler<O> = deps.handlers[operation];
+  const limiter = deps.limiterFor(operation);
+  const breaker = deps.breakerFor(operation);
+  const call: Call<O> = { deps, operation, breaker, limiter, signal, log };
   // The limiter's last word on the slot comes as the request is written (Slot.confirm).
   const run = ({ confirm }: Slot): Promise<HandlerOutcome> =>
     handler(input, { ...context, signal: callSignal, beforeSend: confirm });
@@ -106,15 +160,16 @@ export async function callWithRetries<O extends Operation>(
     attempts += 1;
     try {
       // The limiter's signal ends only the wait for a slot; once started, only callSignal stops
-      // the call. The limiter waits for the gate before it starts the call; so does the call.
+      // the call. The limiter waits for the gate before it starts the call; so does the call,
+      // so that no limiter can start one unreserved.
       const outcome = await limiter.schedule(
-        ready && gate
+        gate
           ? (slot) => {
-              ready.start();
-              return gate.then(() => run(slot));
+              gate.begin();
+              return gate.done.then(() => run(slot));
             }
           : run,
-        { signal, ready: gate, startReady: ready?.start },
+        { signal, beforeStart: gate },
       );
       breaker.recordSuccess();
       return { outcome, attempts };

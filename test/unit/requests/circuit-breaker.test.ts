@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CircuitBreaker } from '../../../src/consumers/circuit-breaker.js';
+import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
 
 afterEach(() => {
   vi.useRealTimers();

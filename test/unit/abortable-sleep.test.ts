@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abortableSleep } from '../../../src/consumers/retry-policy.js';
+import { abortableSleep } from '../../src/retry.js';
 
 describe('abortableSleep', () => {
   it('resolves after the delay when nothing aborts it', async () => {

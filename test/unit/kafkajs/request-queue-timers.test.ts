@@ -1,6 +1,11 @@
+/**
+ * patches/kafkajs+2.2.4+013+request-queue-idle-timers.patch: kafkajs's request queue arms its
+ * timers only while a request waits, is throttled or is in flight. Unpatched, every broker
+ * connection woke the process every 1 ms (the pending-request check, kafkajs#1751) and every
+ * 100 ms (the request-timeout check) for as long as it was open.
+ */
 import { createRequire } from 'node:module';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { stopIdleRequestQueueLoop } from '../../../src/consumers/kafkajs-request-queue.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 interface Queue {
   pending: unknown[];
@@ -38,14 +43,11 @@ function queue(enforceRequestTimeout = false, isConnected = () => true, requestT
   });
 }
 
-beforeAll(() => {
-  stopIdleRequestQueueLoop();
-});
 afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('kafkajs request queue after stopIdleRequestQueueLoop', () => {
+describe('kafkajs request queue (patched)', () => {
   it('arms no timer when nothing is pending and nothing throttled', () => {
     const q = queue();
     q.scheduleCheckPendingRequests();
@@ -89,7 +91,7 @@ function request(q: Queue, correlationId: number, requestTimeout: number) {
   return sent;
 }
 
-describe('kafkajs request-timeout check after stopIdleRequestQueueLoop', () => {
+describe('kafkajs request-timeout check (patched)', () => {
   it('arms no timer on a connection with nothing in flight', () => {
     const q = queue(true);
     q.scheduleRequestTimeoutCheck();

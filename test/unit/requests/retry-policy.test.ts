@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideRetry } from '../../../src/consumers/retry-policy.js';
+import { decideRetry } from '../../../src/requests/retry-policy.js';
 
 const settings = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000, budgetMs: 5000 };
 
