@@ -42,17 +42,11 @@ beforeAll(async () => {
     },
   );
   redisUrl = `redis://127.0.0.1:${port}`;
-  redis = new Redis(redisUrl, { lazyConnect: true, retryStrategy: () => 50 });
+  // Reconnects every 50 ms until redis-server listens. (Calling connect() in a loop hung when
+  // the first call came before it listened: every later call threw 'already connecting'.)
+  redis = new Redis(redisUrl, { retryStrategy: () => 50 });
   redis.on('error', () => undefined); // refused until redis-server listens
-  await until('redis-server', async () => {
-    try {
-      await redis.connect();
-      await redis.ping();
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  await until('redis-server', () => redis.status === 'ready');
   kafka = kafkaClient(inject('kafkaBrokers'));
   producer = idempotentProducer(kafka);
   await producer.connect();
