@@ -172,7 +172,7 @@ export async function measureLatency(
  * Requests due while a send is under way go in the next one, and a request's produce time is
  * when its send starts. A failed send ends the run with its error.
  */
-async function produceSteadily(
+export async function produceSteadily(
   kafka: Kafka,
   topic: string,
   sentAt: Map<string, number>,

@@ -24,6 +24,7 @@ import {
   STACK_PROCESSES,
   type Measured,
   type Scenario,
+  type SystemName,
 } from './scenario.js';
 
 /** The service is always measured in full (within scenario.serviceCapMs); only a far slower baseline is cut short. */
@@ -52,7 +53,7 @@ export async function measure(
   kafka: Kafka,
   admin: Admin,
   scenario: Scenario,
-  system: Measured['system'],
+  system: SystemName,
   options: RunOptions = {},
 ): Promise<Measured> {
   const { prefix, topics } = await freshTopics(admin, scenario, system);
@@ -136,13 +137,27 @@ export function serviceEnv(partitions: number, prefix: string): Record<string, s
   };
 }
 
+/**
+ * The one-instance mode: the service without Redis and the registry (in-memory idempotency,
+ * quota and pending stores; plain JSON values), nothing else changed.
+ */
+export const ONE_INSTANCE_ENV: Record<string, undefined> = {
+  REDIS_URL: undefined,
+  SCHEMA_REGISTRY_URL: undefined,
+  REDIS_ENCRYPTION_KEYS: undefined,
+  REDIS_INDEX_KEY: undefined,
+  ALLOW_PLAINTEXT_REDIS: undefined,
+};
+
 export function startSystem(
-  system: Measured['system'],
+  system: SystemName,
   scenario: Scenario,
   prefix: string,
   extraEnv: Record<string, string>,
 ): Promise<Started> {
   const env = { ...serviceEnv(scenario.partitions, prefix), ...scenario.service, ...extraEnv };
+  if (system === 'one-instance')
+    return startNode(['src/cli.ts', 'run'], { ...env, ...ONE_INSTANCE_ENV }, '"msg":"service started"');
   if (system === 'floor')
     return startNode(['bench/floor-consumer.ts'], { ...env, ...scenario.floor }, 'floor started');
   return system === 'service'
@@ -163,7 +178,7 @@ interface Counted {
 }
 
 function figures(
-  system: Measured['system'],
+  system: SystemName,
   scenario: Scenario,
   counted: Counted,
   rssMiB: number,

@@ -53,13 +53,17 @@ process.once('exit', () => {
  */
 export function startNode(
   entry: string[],
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
   readyText: string,
   timeoutMs = 60_000,
 ): Promise<Started> {
+  // An undefined value unsets a variable this process has (the one-instance mode's REDIS_URL).
+  const merged = Object.fromEntries(
+    Object.entries({ ...process.env, ...env }).filter(([, value]) => value !== undefined),
+  );
   const child = spawn(NODE, ['--disable-warning=TimeoutNegativeWarning', ...nodeArgs(entry)], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: merged,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

@@ -17,6 +17,10 @@ export interface ScenarioReport {
   service: Measured;
   baseline: Measured;
   ratios: Record<string, number>;
+  /** The service without Redis and the registry (in-memory stores, plain JSON), in the same run. */
+  oneInstance?: Measured;
+  /** The service over its one-instance mode: what Redis and the registry cost per request. */
+  oneInstanceRatios?: Record<string, number>;
   /** (b): the least exactly-once pipeline on the same clients (bench/floor-consumer.ts). */
   floor?: Measured;
   floorRatios?: Record<string, number>;
@@ -40,8 +44,15 @@ export function summary(report: Report): string {
     const entry = report[id] as ScenarioReport | undefined;
     if (!entry) continue;
     lines.push(`(${id}) ${entry.title}, ${entry.requests} requests`);
-    for (const m of [entry.service, entry.baseline, ...(entry.floor ? [entry.floor] : [])])
-      lines.push(`  ${m.system}: ${throughputLine(m)}`);
+    const systems = [
+      entry.service,
+      ...(entry.oneInstance ? [entry.oneInstance] : []),
+      entry.baseline,
+      ...(entry.floor ? [entry.floor] : []),
+    ];
+    for (const m of systems) lines.push(`  ${m.system}: ${throughputLine(m)}`);
+    if (entry.oneInstanceRatios)
+      lines.push(`  service/one-instance: ${JSON.stringify(entry.oneInstanceRatios)}`);
     lines.push(`  service/baseline: ${JSON.stringify(entry.ratios)}`);
     if (entry.floorRatios) lines.push(`  service/floor: ${JSON.stringify(entry.floorRatios)}`);
     lines.push(...vendorLegLines(entry));
@@ -124,7 +135,7 @@ function idleLines(idle: IdleReport | undefined): string[] {
 function backlogLines(backlog: BacklogReport | undefined): string[] {
   if (!backlog) return [];
   return [
-    `(backlog) ${backlog.title}`,
+    `(backlog) ${backlog.title}${backlog.system === 'one-instance' ? ', one-instance mode' : ''}`,
     ...Object.values(backlog.runs).map(
       (run) =>
         `  ${run.requests} requests (published in ${run.publishSeconds} s, ${run.requestsWithOutcome} answered): ${run.outcomesPerSecond} results/s, ${run.cpuMsPerRequest} CPU-ms/request, ${run.peakRssMiB} MiB peak RSS, exactly once: ${met(run.exactlyOnce)}, ${run.wallSeconds} s in all`,
@@ -151,7 +162,8 @@ export function chart(report: Report, scenarios: Scenario[]): string {
               caption: `${m.achievedPerLimit ?? 0} (at most ${m.vendor.maxInAnySlidingSecond} calls in any 1 s)`,
             }
           : resultsBar(m.system, m);
-      return { name: `(${scenario.id}) ${scenario.title}`, bars: [bar(entry.service), bar(entry.baseline)] };
+      const systems = [entry.service, ...(entry.oneInstance ? [entry.oneInstance] : []), entry.baseline];
+      return { name: `(${scenario.id}) ${scenario.title}`, bars: systems.map(bar) };
     });
   const d = report.d as PartitionCountReport | undefined;
   if (d)

@@ -1,7 +1,8 @@
 /**
- * npm run bench: the service against its baseline (bench/baseline-consumer.ts), and in (b) its
- * transactional floor (bench/floor-consumer.ts), measured in the same run on the same stack,
- * every process separate (service, baseline, floor, sandbox) so that /proc tells each one's CPU
+ * npm run bench: the service against its one-instance mode (no Redis, no registry), its
+ * baseline (bench/baseline-consumer.ts), and in (b) its transactional floor
+ * (bench/floor-consumer.ts), measured in the same run on the same stack, every process
+ * separate (service, one-instance, baseline, floor, sandbox) so that /proc tells each one's CPU
  * and memory; then the service alone over partition counts (d), idle,
  * and over a large backlog. One file per scenario in bench/scenarios/; the measuring itself in
  * bench/measure.ts.
@@ -13,6 +14,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { inheritedSettings } from './inherited.js';
@@ -26,6 +28,7 @@ import { addedLatency, latencyLoad } from './scenarios/c-added-latency.js';
 import { measureBacklog } from './scenarios/backlog.js';
 import { measurePartitionCount } from './scenarios/d-partition-count.js';
 import { measureIdle } from './scenarios/idle.js';
+import { measureLanes } from './scenarios/lanes.js';
 import { measureLatency } from './latency.js';
 import { tracingCost } from './tracing-cost.js';
 import { warmUpBroker } from './warm-up.js';
@@ -37,6 +40,7 @@ const SERVICE_ONLY: Record<string, (kafka: Kafka, admin: Admin) => Promise<objec
   d: measurePartitionCount,
   idle: measureIdle,
   backlog: measureBacklog,
+  lanes: measureLanes,
 };
 const IDS = [...SCENARIOS.map((s) => s.id), 'c', ...Object.keys(SERVICE_ONLY)];
 
@@ -61,9 +65,12 @@ const PARTIAL_RUN_SETTINGS = [
   'BENCH_BACKLOG_SMALL',
   'BENCH_BACKLOG_LARGE',
   'BENCH_BACKLOG_CAP_SECONDS',
+  'BENCH_BACKLOG_SYSTEM',
   'BENCH_FROM_SOURCE',
   'BENCH_WARMUP_REQUESTS',
   'BENCH_WARMUP_SECONDS',
+  'BENCH_LANES_BULK',
+  'BENCH_LANES_SECONDS',
 ];
 
 async function main(): Promise<void> {
@@ -110,6 +117,17 @@ async function main(): Promise<void> {
           ? { probe: scenario.serviceProbe, extraEnv: { ADMIN_PORT: String(ADMIN_PORT) } }
           : {},
       );
+      // The same service without Redis and the registry, right after it on the same stack: what
+      // the shared state and the framing cost per request (service over one-instance ratios).
+      const oneInstance = await measure(
+        kafka,
+        admin,
+        scenario,
+        'one-instance',
+        scenario.serviceProbe
+          ? { probe: scenario.serviceProbe, extraEnv: { ADMIN_PORT: String(ADMIN_PORT) } }
+          : {},
+      );
       const baseline = await measure(kafka, admin, scenario, 'baseline');
       const floor = scenario.floor ? await measure(kafka, admin, scenario, 'floor') : undefined;
       const entry: ScenarioReport & Record<string, unknown> = {
@@ -118,6 +136,8 @@ async function main(): Promise<void> {
         service,
         baseline,
         ratios: ratios(service, baseline),
+        oneInstance,
+        oneInstanceRatios: ratios(service, oneInstance),
         ...(floor ? { floor, floorRatios: ratios(service, floor) } : {}),
         ...(scenario.extra ? await scenario.extra() : {}),
         ...(scenario.id === 'a' && process.env.BENCH_TRACING
@@ -141,6 +161,13 @@ async function main(): Promise<void> {
   const name = partial ? 'runtime.partial' : 'runtime';
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
   if (!partial) writeFileSync(join(dir, 'runtime.svg'), chart(report, SCENARIOS));
+  // The lanes scenario's own file, committed with its commit whatever the sizes (issue 41):
+  // `partial` and the sizes say which run it was; the load average, how busy the machine was.
+  if (report.lanes)
+    writeFileSync(
+      join(dir, 'lanes.json'),
+      `${JSON.stringify({ commit, measuredAt: report.measuredAt, machine: report.machine, loadAverage: loadavg(), partial, ...report.lanes }, null, 2)}\n`,
+    );
   console.log(summary(report));
   console.log(`wrote bench/results/${name}.json (commit ${commit})`);
 }

@@ -66,8 +66,15 @@ export interface Scenario {
   extra?: () => Promise<Record<string, unknown>>;
 }
 
+/**
+ * The systems measured: the service as deployed (Redis, the registry); the same service in its
+ * one-instance mode (REDIS_URL and SCHEMA_REGISTRY_URL unset: in-memory stores, plain JSON
+ * values), what its shared state and framing cost shows against it; the plain baseline; (b)'s floor.
+ */
+export type SystemName = 'service' | 'one-instance' | 'baseline' | 'floor';
+
 export interface Measured {
-  system: 'service' | 'baseline' | 'floor';
+  system: SystemName;
   /** Cores used over the measured span by each process (system, sandbox, broker, registry, Redis, this counter). */
   coresUsed: Record<string, number>;
   outcomes: number;

@@ -77,7 +77,13 @@ program
   )
   .option('--exit-after-demo', 'stop once the demo has printed its outcomes')
   .option('--demo-timeout <ms>', 'how long the demo waits for outcomes', parsePositiveInt, 60_000)
-  .action(async (options: { exitAfterDemo?: boolean; demoTimeout: number }) => {
+  .option(
+    '--demo-bulk <count>',
+    'bulk-lane requests the demo publishes before the interactive ones',
+    parseNonNegativeInt,
+    40,
+  )
+  .action(async (options: { exitAfterDemo?: boolean; demoTimeout: number; demoBulk: number }) => {
     const base = devEnvironment();
     const env = { ...devAtRestFiles(base), ...base };
     const logger = await createDevLogger(env.LOG_LEVEL ?? 'info');
@@ -113,6 +119,7 @@ program
       topics: topicNames(config.TOPIC_PREFIX),
       write: out,
       timeoutMs: options.demoTimeout,
+      bulkRequests: options.demoBulk,
     });
     out(`demo: ${outcomes} outcomes received`);
     const stop = async (code: number): Promise<void> => {
@@ -146,6 +153,13 @@ function parsePositiveInt(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed <= 0)
     throw new InvalidArgumentError('must be a positive whole number');
+  return parsed;
+}
+
+function parseNonNegativeInt(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0)
+    throw new InvalidArgumentError('must be a whole number, 0 or more');
   return parsed;
 }
 

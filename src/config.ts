@@ -127,6 +127,10 @@ const envSchema = z.object({
   /** Per-operation overrides, JSON: {"vehicle":{"ratePerSecond":50,"maxConcurrent":10,"spendCapPerHour":1000}}. */
   VENDOR_LIMITS: limitsJson,
   MAX_IN_FLIGHT: int(1, 500),
+  /** The fraction of each operation's limit bulk-lane calls get while they wait (limits/lane-gate.ts). */
+  LANE_BULK_MIN_SHARE: numberOr(z.coerce.number().min(0).lt(1), 0.1),
+  /** Uncommitted bulk-lane requests one operation's partitions may hold per replica; default 2 s of its rate. */
+  LANE_BULK_QUEUE: optionalInt(1),
   PARTITION_WINDOW: int(1, 1000),
   /** Uncommitted requests of all the replica's partitions together: what is held stays bounded at any partition count. */
   REPLICA_WINDOW: int(1, 5000),
@@ -152,6 +156,11 @@ const envSchema = z.object({
   BREAKER_FAILURE_THRESHOLD: int(1, 10),
   BREAKER_COOLDOWN_MS: int(1, 30_000),
   DEDUPE_WINDOW_SECONDS: int(1, 7 * 24 * 3600),
+  /**
+   * Paid outcomes the one-instance mode (no REDIS_URL) keeps in memory, the oldest dropped
+   * first beyond it: memory bounded whatever the dedupe window.
+   */
+  MEMORY_DEDUPE_MAX_ENTRIES: numberOr(z.coerce.number().int().min(1_000).max(10_000_000), 50_000),
   MAX_REQUEST_BYTES: int(1, 2 * 1024 * 1024),
   /** Deeper request JSON is dead-lettered unparsed: deep nesting overflows the stack of every parser. */
   MAX_JSON_DEPTH: numberOr(z.coerce.number().int().min(1).max(1_000), 64),
@@ -362,6 +371,14 @@ function checkSettingPairs(rest: Omit<Env, 'VENDOR_LIMITS' | TokenSettings | AtR
     // A claim that lapses while its owner still waits for the vendor lets a second replica
     // publish the same search's event.
     throw new ConfigError('VEHICLE_SEARCH_CLAIM_TTL_MS', 'must be greater than VENDOR_TIMEOUT_MS');
+  }
+  if (rest.REDIS_URL === undefined && rest.MEMORY_DEDUPE_MAX_ENTRIES < rest.REPLICA_WINDOW) {
+    // Fewer than the requests taken and not yet committed: an outcome dropped before its
+    // commit would be paid again when an aborted transaction hands its request back.
+    throw new ConfigError(
+      'MEMORY_DEDUPE_MAX_ENTRIES',
+      `must be at least REPLICA_WINDOW (${rest.REPLICA_WINDOW}), the requests one instance holds uncommitted`,
+    );
   }
 }
 

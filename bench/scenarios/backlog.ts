@@ -7,7 +7,14 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { measure, type RunProbe } from '../measure.js';
 import { rssMiB } from '../processes.js';
-import { exactlyOnce, relativeTo, round, type Measured, type Scenario } from '../scenario.js';
+import {
+  exactlyOnce,
+  relativeTo,
+  round,
+  type Measured,
+  type Scenario,
+  type SystemName,
+} from '../scenario.js';
 import { instantVendor } from './a-instant-vendor.js';
 
 const GOAL_RATIO = 1.1;
@@ -17,6 +24,16 @@ const GOAL_RATIO = 1.1;
  */
 const CAP_MS_PER_REQUEST = 3;
 const CAP_SECONDS = process.env.BENCH_BACKLOG_CAP_SECONDS;
+/**
+ * BENCH_BACKLOG_SYSTEM=one-instance drains the backlogs with the one-instance mode instead (no
+ * Redis, no registry): its paid outcomes stay in memory, so its RSS over 1M against 100k shows
+ * whether MEMORY_DEDUPE_MAX_ENTRIES bounds it.
+ */
+export function backlogSystem(value: string | undefined): SystemName {
+  if (value === undefined || value === '' || value === 'service') return 'service';
+  if (value === 'one-instance') return value;
+  throw new Error(`BENCH_BACKLOG_SYSTEM: service or one-instance, got "${value}"`);
+}
 
 export const backlog = {
   id: 'backlog',
@@ -75,6 +92,7 @@ export interface BacklogRun {
 
 export interface BacklogReport {
   title: string;
+  system: SystemName;
   runs: Partial<Record<'small' | 'large', BacklogRun>>;
   largeAgainstSmall: Record<string, number>;
   goalMet: boolean;
@@ -82,10 +100,11 @@ export interface BacklogReport {
 
 export async function measureBacklog(kafka: Kafka, admin: Admin): Promise<BacklogReport> {
   const runs: Partial<Record<'small' | 'large', BacklogRun>> = {};
+  const system = backlogSystem(process.env.BENCH_BACKLOG_SYSTEM);
   for (const size of ['small', 'large'] as const) {
     const started = Date.now();
     const scenario = scenarioFor(size);
-    const measured = await measure(kafka, admin, scenario, 'service', { probe: rssAlongTheWay });
+    const measured = await measure(kafka, admin, scenario, system, { probe: rssAlongTheWay });
     runs[size] = {
       requests: scenario.requests,
       requestsWithOutcome: measured.requestsWithOutcome,
@@ -108,6 +127,7 @@ export async function measureBacklog(kafka: Kafka, admin: Admin): Promise<Backlo
   const ratios = relativeTo(headline(small), headline(large));
   return {
     title: backlog.title,
+    system,
     runs,
     largeAgainstSmall: ratios,
     goalMet: (ratios.peakRssMiB ?? Infinity) <= GOAL_RATIO,

@@ -1,4 +1,10 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  randomFillSync,
+  type KeyObject,
+} from 'node:crypto';
 
 /**
  * Encryption at rest of what the service keeps in Redis (paid outcomes, pending searches):
@@ -49,9 +55,12 @@ export class SealedValueError extends Error {
 }
 
 export class DataCipher {
-  // Private fields: a logger or JSON.stringify handed the cipher sees no key material.
-  readonly #byId: ReadonlyMap<string, Buffer>;
-  readonly #current: DataKey;
+  // Private fields: a logger or JSON.stringify handed the cipher sees no key material. Each
+  // key is held as a KeyObject, made once: handed raw bytes, createCipheriv makes one for
+  // every value, which took a seal from about 5.5 to 19 µs on this machine and made the key
+  // handling ~9% of the service's busy time in benchmark (a).
+  readonly #byId: ReadonlyMap<string, KeyObject>;
+  readonly #current: { id: string; key: KeyObject; header: Buffer };
 
   /** `keys[0]` seals; every key opens. `setting` names where the keys came from, for errors. */
   constructor(
@@ -60,15 +69,20 @@ export class DataCipher {
   ) {
     const [first] = keys;
     if (!first) throw new Error(`${setting}: at least one key is needed`);
-    const byId = new Map<string, Buffer>();
+    const byId = new Map<string, KeyObject>();
     for (const key of keys) {
       if (!DATA_KEY_ID.test(key.id)) throw new Error(`${setting}: bad key id "${key.id}"`);
       if (key.material.length !== 32) throw new Error(`${setting}: key "${key.id}" is not 32 bytes`);
       if (byId.has(key.id)) throw new Error(`${setting}: key id "${key.id}" is listed twice`);
-      byId.set(key.id, key.material);
+      byId.set(key.id, createSecretKey(key.material));
     }
     this.#byId = byId;
-    this.#current = first;
+    const id = Buffer.from(first.id, 'ascii');
+    this.#current = {
+      id: first.id,
+      key: createSecretKey(first.material),
+      header: Buffer.concat([Buffer.from([MARKER, VERSION, id.length]), id]),
+    };
   }
 
   /** The id values are sealed with now. */
@@ -81,13 +95,27 @@ export class DataCipher {
     return [...this.#byId.keys()];
   }
 
+  /**
+   * One buffer, written in place: the header, an IV from the pool, the tag, then the
+   * ciphertext (as long as the plain text: GCM is a stream mode).
+   */
   seal(plain: Buffer | string, context: string): Buffer {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.#current.material, iv);
+    const bytes = typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain;
+    const header = this.#current.header;
+    const ivAt = header.length;
+    const bodyAt = ivAt + IV_BYTES + TAG_BYTES;
+    const sealed = Buffer.allocUnsafe(bodyAt + bytes.length);
+    header.copy(sealed, 0);
+    const iv = sealed.subarray(ivAt, ivAt + IV_BYTES);
+    freshIv(iv);
+    const cipher = createCipheriv('aes-256-gcm', this.#current.key, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
-    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
-    const id = Buffer.from(this.#current.id, 'ascii');
-    return Buffer.concat([Buffer.from([MARKER, VERSION, id.length]), id, iv, cipher.getAuthTag(), body]);
+    const written =
+      cipher.update(bytes).copy(sealed, bodyAt) + cipher.final().copy(sealed, bodyAt + bytes.length);
+    if (written !== bytes.length)
+      throw new Error('AES-256-GCM wrote a ciphertext longer than its plain text');
+    cipher.getAuthTag().copy(sealed, ivAt + IV_BYTES);
+    return sealed;
   }
 
   /** The plain bytes of a sealed value; throws UnknownDataKeyError or SealedValueError. */
@@ -106,6 +134,23 @@ export class DataCipher {
       });
     }
   }
+}
+
+/**
+ * IVs come from a pool of random bytes filled 512 IVs at a time: one call into the CSPRNG per
+ * IV (randomBytes) was about a fifth of sealing's CPU in benchmark (a). Each pooled byte is
+ * handed out once, so IVs stay as random and as unique as before.
+ */
+const IV_POOL = Buffer.alloc(IV_BYTES * 512);
+let ivPoolAt = IV_POOL.length;
+
+function freshIv(into: Buffer): void {
+  if (ivPoolAt + IV_BYTES > IV_POOL.length) {
+    randomFillSync(IV_POOL);
+    ivPoolAt = 0;
+  }
+  IV_POOL.copy(into, 0, ivPoolAt, ivPoolAt + IV_BYTES);
+  ivPoolAt += IV_BYTES;
 }
 
 /** True for a value this module sealed; false for JSON or gzip stored in clear. */

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 
 /**
  * The people a stored value is about, found again without keeping their identifiers in clear:
@@ -50,10 +50,12 @@ export function subjectOfKey(key: string): DataSubject | undefined {
 
 /** Keyed hashes of subjects; the key never leaves this object. */
 export class SubjectIndex {
-  readonly #key: Buffer;
+  // A KeyObject made once: createHmac handed raw bytes makes one per digest (about 7x the
+  // CPU of a digest with the KeyObject, on this machine).
+  readonly #key: KeyObject;
 
   constructor(key: Buffer | string) {
-    this.#key = Buffer.isBuffer(key) ? Buffer.from(key) : Buffer.from(key, 'utf8');
+    this.#key = createSecretKey(Buffer.isBuffer(key) ? Buffer.from(key) : Buffer.from(key, 'utf8'));
   }
 
   digest(subject: DataSubject): string {

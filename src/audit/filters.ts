@@ -1,4 +1,4 @@
-import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
+import { LANES, OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
 import { firstHeader, member, type DecodedRecord } from './records.js';
 import type { Window } from './window.js';
 
@@ -51,7 +51,7 @@ export function requestIdOf(record: DecodedRecord): string | undefined {
 export function operationResolver(topics: TopicNames): (record: DecodedRecord) => Operation | undefined {
   const byTopic = new Map<string, Operation>([[topics.vehicleSearchEvents, 'vehicle-async']]);
   for (const operation of OPERATIONS) {
-    byTopic.set(topics.request(operation), operation);
+    for (const lane of LANES) byTopic.set(topics.request(operation, lane), operation);
     byTopic.set(topics.result(operation), operation);
   }
   return (record) => {

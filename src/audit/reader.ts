@@ -4,12 +4,7 @@ import type { RawRecord } from './records.js';
 import { committedOffsets, deleteGroup, throwawayGroupId, type GroupAdmin } from './throwaway-group.js';
 import type { PartitionRange } from './window.js';
 
-/**
- * Bounded reading: every message of the given ranges, each once, then stop. The ranges' ends
- * were fixed before reading (window.ts), so a replay ends even while the topic keeps growing;
- * empty ranges end at once. Reads read_committed: aborted transactions are never shown.
- * How it avoids the service's consumer group and commits: see throwaway-group.ts.
- */
+/** What `readRanges` depends on. */
 export interface ReaderDeps {
   kafka: Pick<Kafka, 'consumer'>;
   admin: GroupAdmin;
@@ -54,6 +49,12 @@ interface ReadState {
   restarting: boolean;
 }
 
+/**
+ * Bounded reading: every message of the given ranges, each once, then stop. The ranges' ends
+ * were fixed before reading (window.ts), so a replay ends even while the topic keeps growing;
+ * empty ranges end at once. Reads read_committed: aborted transactions are never shown.
+ * How it avoids the service's consumer group and commits: see throwaway-group.ts.
+ */
 export async function readRanges(deps: ReaderDeps, options: ReadOptions): Promise<ReadSummary> {
   const cursors = new RangeCursors(options.ranges);
   if (cursors.allDone) {

@@ -1,10 +1,10 @@
-import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
+import { LANES, OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
 import { AuditError, badArguments } from './errors.js';
 
 /**
  * Which topics to read: full names, or kinds of the contract's topics under the prefix
  * (shared/contract.md, "Topics"). An operation narrows the request and result kinds to its
- * topics; the errors and events topics are shared by all operations.
+ * topics (the requests kind: both lanes); the errors and events topics are shared by all operations.
  */
 export const TOPIC_KINDS = ['requests', 'results', 'errors', 'events'] as const;
 export type TopicKind = (typeof TOPIC_KINDS)[number];
@@ -41,8 +41,10 @@ export function selectTopics(
   const lenient = selection.lenient === true;
   for (const kind of kinds) {
     const candidates = topicsOfKind(topics, kind, selection.operations);
-    if (candidates.explicit && !lenient) candidates.topics.forEach(requireExisting);
-    else {
+    if (candidates.explicit && !lenient) {
+      candidates.topics.forEach(requireExisting);
+      candidates.ifPresent?.filter((t) => existing.has(t)).forEach((t) => chosen.add(t));
+    } else {
       const present = candidates.topics.filter((t) => existing.has(t));
       if (present.length === 0 && !lenient) {
         throw new AuditError(
@@ -63,11 +65,22 @@ function topicsOfKind(
   topics: TopicNames,
   kind: TopicKind,
   operations: readonly Operation[] | undefined,
-): { topics: string[]; explicit: boolean } {
+): { topics: string[]; explicit: boolean; ifPresent?: string[] } {
   const ops = operations && operations.length > 0 ? operations : undefined;
   switch (kind) {
     case 'requests':
-      return { topics: (ops ?? OPERATIONS).map((op) => topics.request(op)), explicit: ops !== undefined };
+      // An operation named outright needs its interactive topic; its bulk lane is read when it
+      // exists (a deployment from before the lanes has none).
+      return ops
+        ? {
+            topics: ops.map((op) => topics.request(op)),
+            explicit: true,
+            ifPresent: ops.map((op) => topics.request(op, 'bulk')),
+          }
+        : {
+            topics: OPERATIONS.flatMap((op) => LANES.map((lane) => topics.request(op, lane))),
+            explicit: false,
+          };
     case 'results':
       return { topics: (ops ?? OPERATIONS).map((op) => topics.result(op)), explicit: ops !== undefined };
     case 'errors':

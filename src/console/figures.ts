@@ -1,6 +1,6 @@
 import type { CircuitBreaker } from '../requests/circuit-breaker.js';
 import type { OperationLimits } from '../config.js';
-import { OPERATIONS, type Operation } from '../contract/operations.js';
+import { LANES, OPERATIONS, type Lane, type Operation } from '../contract/operations.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { ScheduleLimiter } from '../limits/types.js';
 import type { PausedPartition } from '../consumers/runtime.js';
@@ -26,7 +26,7 @@ export function localFigures(deps: {
   breakerFor: (operation: Operation) => CircuitBreaker;
   /** The runtime's paused partitions (set once the runtime exists). */
   paused: () => PausedPartition[];
-  requestTopic: (operation: Operation) => string;
+  requestTopic: (operation: Operation, lane: Lane) => string;
   now: () => number;
 }): LocalFigures {
   const calls = new Map<Operation, number>();
@@ -96,7 +96,12 @@ function operationFigures(deps: FiguresDeps, tallies: Tallies, now: number): Rep
       const byKind: Record<string, number> = {};
       for (const d of deadLetters) if (d.operation === op) byKind[d.kind] = (byKind[d.kind] ?? 0) + 1;
       const h = hourly.get(op);
-      const own = paused.filter((p) => p.topic === deps.requestTopic(op));
+      // Both lanes' partitions; a bulk lane's are named so (shared/contract.md, "Lanes").
+      const own = LANES.flatMap((lane) =>
+        paused
+          .filter((p) => p.topic === deps.requestTopic(op, lane))
+          .map((p) => ({ ...p, label: lane === 'bulk' ? `bulk ${p.partition}` : String(p.partition) })),
+      );
       return [
         op,
         {
@@ -107,9 +112,9 @@ function operationFigures(deps: FiguresDeps, tallies: Tallies, now: number): Rep
           spendCapPerHour: deps.limits[op].spendCapPerHour ?? null,
           callsThisHour: h && h.hour === hour ? h.count : 0,
           deadLetters: byKind,
-          paused: own.map((p) => `${p.partition} (${p.reasons.join(', ')})`),
+          paused: own.map((p) => `${p.label} (${p.reasons.join(', ')})`),
           hanging: own.flatMap((p) =>
-            p.hangingForMs === undefined ? [] : [`${p.partition} (${Math.round(p.hangingForMs / 1000)} s)`],
+            p.hangingForMs === undefined ? [] : [`${p.label} (${Math.round(p.hangingForMs / 1000)} s)`],
           ),
         },
       ];

@@ -27,11 +27,7 @@ import { registerRedrive } from './redrive.js';
 import { registerStatus, type StatusSource } from './status.js';
 import { registerTrail } from './trail.js';
 
-/**
- * The operator console: server-rendered pages over the audit code (dead letters, trails,
- * redrive) and the replicas' heartbeats (status). Mounted under /console on the admin listener
- * only; every route but login and the static assets needs a session.
- */
+/** What `registerConsole` depends on. */
 export interface ConsoleDeps {
   tokens: ConsoleTokens;
   prefix: string;
@@ -64,6 +60,11 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
 
 export const CONSOLE_PREFIX = '/console';
 
+/**
+ * The operator console: server-rendered pages over the audit code (dead letters, trails,
+ * redrive) and the replicas' heartbeats (status). Mounted under /console on the admin listener
+ * only; every route but login and the static assets needs a session.
+ */
 export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   await app.register(
     async (scope) => {

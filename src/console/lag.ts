@@ -1,10 +1,10 @@
 import type { Admin } from 'kafkajs';
-import { OPERATIONS, type TopicNames } from '../contract/operations.js';
+import { LANES, OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
 import { readPartitionLag, type LagAdmin } from '../observability/consumer-lag.js';
 
 /**
  * Lag per operation: end offset minus the service group's committed offset, summed over the
- * request topic's partitions. Read from the cluster, so it covers every replica at once.
+ * partitions of its request topics (both lanes). Read from the cluster, so it covers every replica at once.
  */
 export async function consumerLag(
   admin: LagAdmin & Pick<Admin, 'listTopics'>,
@@ -13,15 +13,13 @@ export async function consumerLag(
 ): Promise<Record<string, number>> {
   const existing = new Set(await admin.listTopics());
   const wanted = OPERATIONS.filter((op) => existing.has(topics.request(op)));
-  const partitions = await readPartitionLag(
-    admin,
-    groupId,
-    wanted.map((op) => topics.request(op)),
-  );
+  const laneTopics = (op: Operation): string[] =>
+    LANES.map((lane) => topics.request(op, lane)).filter((topic) => existing.has(topic));
+  const partitions = await readPartitionLag(admin, groupId, wanted.flatMap(laneTopics));
   const lag: Record<string, number> = {};
   for (const op of wanted) {
-    const topic = topics.request(op);
-    lag[op] = partitions.filter((p) => p.topic === topic).reduce((sum, p) => sum + Math.max(0, p.lag), 0);
+    const own = new Set(laneTopics(op));
+    lag[op] = partitions.filter((p) => own.has(p.topic)).reduce((sum, p) => sum + Math.max(0, p.lag), 0);
   }
   return lag;
 }

@@ -3,17 +3,12 @@ import { OPERATIONS, type Operation } from '../contract/operations.js';
 import type { CircuitBreaker } from '../requests/circuit-breaker.js';
 import type { PauseControl } from './pause-control.js';
 
-/**
- * Pauses an operation's partitions while its breaker is open, and keeps the breaker able to
- * close. A half-open breaker needs a call to probe with; when nothing in flight wants one
- * (every request gave up before the breaker opened), one paused partition is resumed for one
- * message (a probe credit) every `probeIntervalMs` until a probe is under way. A credit is
- * used by admit(), which pauses the partition again as it hands the message over.
- */
+/** What `BreakerPauses` depends on. */
 export interface BreakerPausesDeps {
   pauses: PauseControl;
   breakerFor(operation: Operation): CircuitBreaker;
-  topicOf(operation: Operation): string;
+  /** The operation's request topics (both lanes). */
+  topicsOf(operation: Operation): string[];
   /** The partitions of a topic this instance holds now. */
   partitionsOf(topic: string): number[];
   logger: Logger;
@@ -22,6 +17,13 @@ export interface BreakerPausesDeps {
 
 const DEFAULT_PROBE_INTERVAL_MS = 1_000;
 
+/**
+ * Pauses an operation's partitions while its breaker is open, and keeps the breaker able to
+ * close. A half-open breaker needs a call to probe with; when nothing in flight wants one
+ * (every request gave up before the breaker opened), one paused partition is resumed for one
+ * message (a probe credit) every `probeIntervalMs` until a probe is under way. A credit is
+ * used by admit(), which pauses the partition again as it hands the message over.
+ */
 export class BreakerPauses {
   private readonly credits = new Set<string>();
   private readonly timers = new Map<Operation, NodeJS.Timeout>();
@@ -59,11 +61,12 @@ export class BreakerPauses {
 
   private watch(operation: Operation): void {
     const breaker = this.deps.breakerFor(operation);
-    const topic = this.deps.topicOf(operation);
+    const topics = this.deps.topicsOf(operation);
     const pauseAll = (): void => {
-      this.stopProbing(operation, topic);
-      for (const partition of this.deps.partitionsOf(topic))
-        this.deps.pauses.pause(topic, partition, 'breaker');
+      this.stopProbing(operation, topics);
+      for (const topic of topics)
+        for (const partition of this.deps.partitionsOf(topic))
+          this.deps.pauses.pause(topic, partition, 'breaker');
     };
     const onOpen = (): void => {
       this.deps.logger.warn({ operation }, 'circuit breaker open; pausing the operation');
@@ -71,20 +74,21 @@ export class BreakerPauses {
     };
     const onClose = (): void => {
       this.deps.logger.info({ operation }, 'circuit breaker closed; resuming the operation');
-      this.stopProbing(operation, topic);
-      for (const partition of this.deps.partitionsOf(topic))
-        this.deps.pauses.resume(topic, partition, 'breaker');
+      this.stopProbing(operation, topics);
+      for (const topic of topics)
+        for (const partition of this.deps.partitionsOf(topic))
+          this.deps.pauses.resume(topic, partition, 'breaker');
     };
     const onHalfOpen = (): void => {
       // Callers woken by the cool-down take the probe in their next microtasks: look later.
       const timer = setInterval(() => {
-        this.grantProbe(operation, topic, breaker);
+        this.grantProbe(operation, topics, breaker);
       }, this.deps.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS);
       timer.unref();
       clearInterval(this.timers.get(operation));
       this.timers.set(operation, timer);
       setTimeout(() => {
-        this.grantProbe(operation, topic, breaker);
+        this.grantProbe(operation, topics, breaker);
       }, 20).unref();
     };
     breaker.on('open', onOpen);
@@ -100,20 +104,24 @@ export class BreakerPauses {
   }
 
   /** Resumes the next partition held by the breaker alone for one message, round robin. */
-  private grantProbe(operation: Operation, topic: string, breaker: CircuitBreaker): void {
+  private grantProbe(operation: Operation, topics: readonly string[], breaker: CircuitBreaker): void {
     if (!breaker.needsProbe()) return;
-    const partitions = this.deps
-      .partitionsOf(topic)
-      .filter(
-        (partition) =>
-          this.deps.pauses.isPausedFor(topic, partition, 'breaker') &&
-          !this.credits.has(creditId(topic, partition)),
-      );
-    if (partitions.length === 0) return;
-    const index = (this.next.get(operation) ?? 0) % partitions.length;
+    const held = topics.flatMap((topic) =>
+      this.deps
+        .partitionsOf(topic)
+        .filter(
+          (partition) =>
+            this.deps.pauses.isPausedFor(topic, partition, 'breaker') &&
+            !this.credits.has(creditId(topic, partition)),
+        )
+        .map((partition) => ({ topic, partition })),
+    );
+    if (held.length === 0) return;
+    const index = (this.next.get(operation) ?? 0) % held.length;
     this.next.set(operation, index + 1);
-    const partition = partitions[index] ?? partitions[0];
-    if (partition === undefined) return;
+    const chosen = held[index] ?? held[0];
+    if (chosen === undefined) return;
+    const { topic, partition } = chosen;
     this.credits.add(creditId(topic, partition));
     this.deps.logger.info(
       { operation, topic, partition },
@@ -122,10 +130,11 @@ export class BreakerPauses {
     this.deps.pauses.resume(topic, partition, 'breaker');
   }
 
-  private stopProbing(operation: Operation, topic: string): void {
+  private stopProbing(operation: Operation, topics: readonly string[]): void {
     clearInterval(this.timers.get(operation));
     this.timers.delete(operation);
-    for (const id of [...this.credits]) if (id.startsWith(`${topic}\u0000`)) this.credits.delete(id);
+    for (const topic of topics)
+      for (const id of [...this.credits]) if (id.startsWith(`${topic}\u0000`)) this.credits.delete(id);
   }
 }
 

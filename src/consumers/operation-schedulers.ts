@@ -1,4 +1,4 @@
-import { OPERATIONS, type Operation } from '../contract/operations.js';
+import { LANES, OPERATIONS, type Lane, type Operation } from '../contract/operations.js';
 import { KeyScheduler, type Task } from './key-scheduler.js';
 
 /**
@@ -7,16 +7,29 @@ import { KeyScheduler, type Task } from './key-scheduler.js';
  * one shared scheduler an operation whose vendor was down ended up holding every slot, and the
  * healthy operations stopped with it. Ordering keys never span operations (their scope is a
  * request topic's partition), so per-key order is each scheduler's own.
+ *
+ * Each operation has one per lane, too: a bulk backlog fills its own lane's slots, and an
+ * interactive request never waits for a slot behind it (the limiter then serves it first).
  */
 export class OperationSchedulers {
-  private readonly byOperation: ReadonlyMap<Operation, KeyScheduler>;
+  private readonly byOperation: ReadonlyMap<string, KeyScheduler>;
 
   constructor(maxInFlight: number, onTaskError: (error: unknown) => void) {
-    this.byOperation = new Map(OPERATIONS.map((op) => [op, new KeyScheduler(maxInFlight, onTaskError)]));
+    this.byOperation = new Map(
+      OPERATIONS.flatMap((op) =>
+        LANES.map((lane) => [schedulerId(op, lane), new KeyScheduler(maxInFlight, onTaskError)] as const),
+      ),
+    );
   }
 
-  submit(operation: Operation, orderingKey: string | undefined, scope: string, task: Task): void {
-    this.of(operation).submit(orderingKey, scope, task);
+  submit(
+    operation: Operation,
+    orderingKey: string | undefined,
+    scope: string,
+    task: Task,
+    lane: Lane = 'interactive',
+  ): void {
+    this.of(operation, lane).submit(orderingKey, scope, task);
   }
 
   get inFlight(): number {
@@ -37,9 +50,9 @@ export class OperationSchedulers {
     await Promise.all([...this.byOperation.values()].map((s) => s.idle()));
   }
 
-  private of(operation: Operation): KeyScheduler {
-    const scheduler = this.byOperation.get(operation);
-    if (!scheduler) throw new Error(`no scheduler for operation ${operation}`);
+  private of(operation: Operation, lane: Lane): KeyScheduler {
+    const scheduler = this.byOperation.get(schedulerId(operation, lane));
+    if (!scheduler) throw new Error(`no scheduler for operation ${operation}, lane ${lane}`);
     return scheduler;
   }
 
@@ -48,4 +61,8 @@ export class OperationSchedulers {
     for (const scheduler of this.byOperation.values()) total += count(scheduler);
     return total;
   }
+}
+
+function schedulerId(operation: Operation, lane: Lane): string {
+  return `${operation}/${lane}`;
 }

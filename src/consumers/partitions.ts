@@ -5,22 +5,7 @@ import type { OperationSchedulers } from './operation-schedulers.js';
 import { PartitionState } from './partition-state.js';
 import type { PauseControl } from './pause-control.js';
 
-/**
- * The life cycle of the request partitions this instance holds: opened on their first batch
- * from the group's committed offset, revoked when a rebalance takes them away or the group
- * refuses their commit.
- *
- * The committed offset is read with require_stable (KIP-447): while an earlier owner's
- * transaction holding offsets of the partition is still open, the partition is paused and read
- * again once that transaction has ended (committed, aborted, or timed out), so nothing it commits
- * is done twice. Pausing, not waiting inside the batch, keeps the consumer's heartbeats going.
- *
- * Messages are taken only from a batch kafkajs fetched from at or before that committed offset:
- * kafkajs reads ahead of what is committed, and a state opened after a refused commit would
- * otherwise take a batch fetched from where kafkajs had got to, skipping (and later committing
- * past) the messages between. Such a batch is dropped and the partition read again from the
- * committed offset.
- */
+/** What `Partitions` depends on. */
 export interface PartitionsDeps {
   admin: Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'>;
   settings: { groupId: string; shutdownTimeoutMs: number };
@@ -60,6 +45,22 @@ export interface HeldPartition {
 /** kafkajs's seek offset for "the earliest": the partition has no committed offset yet. */
 export const EARLIEST_OFFSET = '-2';
 
+/**
+ * The life cycle of the request partitions this instance holds: opened on their first batch
+ * from the group's committed offset, revoked when a rebalance takes them away or the group
+ * refuses their commit.
+ *
+ * The committed offset is read with require_stable (KIP-447): while an earlier owner's
+ * transaction holding offsets of the partition is still open, the partition is paused and read
+ * again once that transaction has ended (committed, aborted, or timed out), so nothing it commits
+ * is done twice. Pausing, not waiting inside the batch, keeps the consumer's heartbeats going.
+ *
+ * Messages are taken only from a batch kafkajs fetched from at or before that committed offset:
+ * kafkajs reads ahead of what is committed, and a state opened after a refused commit would
+ * otherwise take a batch fetched from where kafkajs had got to, skipping (and later committing
+ * past) the messages between. Such a batch is dropped and the partition read again from the
+ * committed offset.
+ */
 export class Partitions {
   private readonly states = new Map<string, PartitionState>();
   private readonly pending = new Map<string, Promise<PartitionState | undefined>>();

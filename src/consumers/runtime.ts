@@ -1,6 +1,6 @@
 import type { Admin, Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
+import { LANES, type Operation, type TopicNames } from '../contract/operations.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { OutputDeps } from '../producers/output-records.js';
 import { BreakerPauses } from './breaker-pauses.js';
@@ -28,22 +28,15 @@ import { withFetchedOffset, Worker } from './worker.js';
 
 export { isProgrammingError } from './worker.js';
 
-/**
- * The consumer runtime: one group reads every request topic; work runs concurrently beyond
- * the partition count in key order (KeyScheduler); per partition, the contiguous completed
- * prefix is committed together with its outputs, for every partition at once, in one
- * transaction of the process's one transactional producer (exactly once for read_committed
- * readers; zombies fenced by the group generation, KIP-447); a partition whose window of
- * uncommitted work is full is paused.
- * Runtime coordinates the parts: Partitions (life cycle), Worker (batches to outcomes) and
- * CommitLoop (prefixes to transactions).
- */
+/** The settings of `Runtime`. */
 export interface RuntimeSettings {
   groupId: string;
   maxInFlight: number;
   partitionWindow: number;
   /** Uncommitted requests of every held partition together (see TakeWindow). */
   replicaWindow: number;
+  /** LANE_BULK_QUEUE: uncommitted bulk-lane requests per operation (see TakeWindow). */
+  bulkWindow?: Readonly<Record<Operation, number>>;
   commitIntervalMs: number;
   /** The longest spacing between commit rounds (CommitLoop: a tenth of the waiting work's time). */
   maxCommitIntervalMs: number;
@@ -107,6 +100,16 @@ export interface RuntimeDeps {
   onFatal(error: unknown): void;
 }
 
+/**
+ * The consumer runtime: one group reads every request topic; work runs concurrently beyond
+ * the partition count in key order (KeyScheduler); per partition, the contiguous completed
+ * prefix is committed together with its outputs, for every partition at once, in one
+ * transaction of the process's one transactional producer (exactly once for read_committed
+ * readers; zombies fenced by the group generation, KIP-447); a partition whose window of
+ * uncommitted work is full is paused.
+ * Runtime coordinates the parts: Partitions (life cycle), Worker (batches to outcomes) and
+ * CommitLoop (prefixes to transactions).
+ */
 export class Runtime {
   private readonly consumer: RuntimeConsumer;
   private readonly scheduler: OperationSchedulers;
@@ -131,13 +134,13 @@ export class Runtime {
     this.breakerPauses = new BreakerPauses({
       pauses: this.pauses,
       breakerFor: (operation) => deps.breakerFor(operation),
-      topicOf: (operation) => deps.topics.request(operation),
+      topicsOf: (operation) => LANES.map((lane) => deps.topics.request(operation, lane)),
       partitionsOf: (topic) => this.partitions.partitionsOf(topic),
       logger,
     });
     this.spendCaps = new SpendCapPauses({
       pauses: this.pauses,
-      topicOf: (operation) => deps.topics.request(operation),
+      topicsOf: (operation) => LANES.map((lane) => deps.topics.request(operation, lane)),
       partitionsOf: (topic) => this.partitions.partitionsOf(topic),
     });
     this.producer = deps.producer ?? createTransactionalProducer(deps.kafka, settings);
@@ -156,7 +159,7 @@ export class Runtime {
       logger,
       hangingAfterMs: settings.transactionTimeoutMs + HANGING_TRANSACTION_MARGIN_MS,
     });
-    this.window = new TakeWindow(settings, () => this.partitions.values());
+    this.window = this.createWindow();
     this.worker = this.createWorker();
     this.commits = new CommitLoop({
       settings,
@@ -207,6 +210,16 @@ export class Runtime {
     }
   }
 
+  /** The partitions' windows; a bulk lane's partitions also share their lane's (TakeWindow). */
+  private createWindow(): TakeWindow {
+    const { settings, topics } = this.deps;
+    return new TakeWindow(
+      settings,
+      () => this.partitions.values(),
+      (state) => topics.laneOfRequestTopic(state.topic)?.lane === 'bulk',
+    );
+  }
+
   private createWorker(): Worker {
     const { deps } = this;
     return new Worker({
@@ -250,7 +263,7 @@ export class Runtime {
     await this.producer.connect();
     await consumer.connect();
     await consumer.subscribe({
-      topics: OPERATIONS.map((op) => deps.topics.request(op)),
+      topics: deps.topics.requestTopics(),
       fromBeginning: true,
     });
     await consumer.run({

@@ -1,3 +1,4 @@
+import type { Operation } from '../contract/operations.js';
 import type { PartitionState } from './partition-state.js';
 
 export interface TakeWindowSettings {
@@ -5,12 +6,15 @@ export interface TakeWindowSettings {
   partitionWindow: number;
   /** REPLICA_WINDOW: uncommitted requests all of this replica's partitions may hold together. */
   replicaWindow: number;
+  /** LANE_BULK_QUEUE: uncommitted bulk-lane requests of one operation's partitions together. */
+  bulkWindow?: Readonly<Record<Operation, number>>;
 }
 
-/** What every held partition has taken and not yet committed. */
+/** What every held partition has taken and not yet committed; per operation, its bulk lane's. */
 export interface WindowUse {
   total: number;
   partitions: number;
+  bulk: Map<Operation, { total: number; partitions: number }>;
 }
 
 /**
@@ -24,21 +28,34 @@ export interface WindowUse {
  * that took first, one busy partition among idle ones may use the whole replica window, and the
  * replica holds at most twice its window whatever its partition count (plus one request per
  * partition: the share is rounded up).
+ *
+ * A bulk lane's partitions are held by one more window of the same shape, per operation
+ * (`bulkWindow`): bulk is taken only as fast as its share of the limit sends it, and pauses
+ * (resumed as its commits free room, no rebalance) however deep its backlog, so its memory
+ * stays flat; the interactive lane's partitions are never held by it.
  */
 export class TakeWindow {
   constructor(
     private readonly settings: TakeWindowSettings,
     private readonly partitions: () => Iterable<PartitionState>,
+    /** Whether a partition belongs to a bulk lane. */
+    private readonly isBulk: (state: PartitionState) => boolean = () => false,
   ) {}
 
   use(): WindowUse {
     let total = 0;
     let partitions = 0;
+    const bulk = new Map<Operation, { total: number; partitions: number }>();
     for (const state of this.partitions()) {
       total += state.tracker.size;
       partitions += 1;
+      if (!this.isBulk(state)) continue;
+      const lane = bulk.get(state.operation) ?? { total: 0, partitions: 0 };
+      lane.total += state.tracker.size;
+      lane.partitions += 1;
+      bulk.set(state.operation, lane);
     }
-    return { total, partitions };
+    return { total, partitions, bulk };
   }
 
   /** How many more requests `state` may take now (0: pause it). */
@@ -46,7 +63,17 @@ export class TakeWindow {
     const { partitionWindow, replicaWindow } = this.settings;
     const own = state.tracker.size;
     const share = Math.ceil(replicaWindow / Math.max(1, use.partitions));
-    return Math.max(0, Math.min(partitionWindow - own, Math.max(replicaWindow - use.total, share - own)));
+    const room = Math.min(partitionWindow - own, Math.max(replicaWindow - use.total, share - own));
+    return Math.max(0, Math.min(room, this.bulkRoom(state, use)));
+  }
+
+  /** What the bulk lane's window leaves `state` (unbounded for an interactive partition). */
+  private bulkRoom(state: PartitionState, use: WindowUse): number {
+    const window = this.settings.bulkWindow?.[state.operation];
+    if (window === undefined || !this.isBulk(state)) return Infinity;
+    const lane = use.bulk.get(state.operation) ?? { total: 0, partitions: 0 };
+    const share = Math.ceil(window / Math.max(1, lane.partitions));
+    return Math.max(window - lane.total, share - state.tracker.size);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Batch, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Correlation } from '../contract/envelopes.js';
-import type { Operation, TopicNames } from '../contract/operations.js';
+import type { Lane, Operation, TopicNames } from '../contract/operations.js';
 import { lazyChild, type RequestLogger } from '../observability/logger.js';
 import type { RequestTrace, Tracing } from '../observability/tracing.js';
 import { readTraceparent } from '../producers/headers.js';
@@ -26,12 +26,9 @@ import {
   type ProcessOutcome,
 } from '../requests/process-request.js';
 
-/**
- * Takes fetched messages into their partition's window and schedules them by key; runs each
- * through processRequest and completes its offset with the outcome's output records.
- */
+/** What `Worker` depends on. */
 export interface WorkerDeps {
-  topics: Pick<TopicNames, 'operationOfRequestTopic'>;
+  topics: Pick<TopicNames, 'laneOfRequestTopic'>;
   window: Pick<TakeWindow, 'room'>;
   partitions: Pick<Partitions, 'stateFor'>;
   scheduler: Pick<OperationSchedulers, 'submit'>;
@@ -85,6 +82,10 @@ interface Job {
   startedAt: number;
 }
 
+/**
+ * Takes fetched messages into their partition's window and schedules them by key; runs each
+ * through processRequest and completes its offset with the outcome's output records.
+ */
 export class Worker {
   private readonly signals = new ChildSignals();
 
@@ -93,8 +94,8 @@ export class Worker {
   async takeBatch(payload: BatchPayload): Promise<void> {
     const { batch } = payload;
     const { topic, partition } = batch;
-    const operation = this.deps.topics.operationOfRequestTopic(topic);
-    if (!operation || this.deps.isStopping()) return;
+    const { operation, lane } = this.deps.topics.laneOfRequestTopic(topic) ?? {};
+    if (!operation || !lane || this.deps.isStopping()) return;
     const state = await this.deps.partitions.stateFor(topic, partition, operation, batch.fetchedOffset);
     // An earlier owner's transaction still holds its offsets (paused, fetched again once it
     // ends), or the batch was fetched from past the committed offset (read again from there).
@@ -119,7 +120,13 @@ export class Worker {
       state.highestTaken = offset;
       payload.resolveOffset(message.offset);
       const orderingKey = message.key ? `${state.id}\u0000${message.key.toString('latin1')}` : undefined;
-      this.deps.scheduler.submit(state.operation, orderingKey, state.id, () => this.work(state, message));
+      this.deps.scheduler.submit(
+        state.operation,
+        orderingKey,
+        state.id,
+        () => this.work(state, message, lane),
+        lane,
+      );
     }
   }
 
@@ -130,8 +137,8 @@ export class Worker {
    * not. A bug in our own code fails the same way every time: crash once and be reported,
    * rather than retry it or dead-letter a message that did nothing wrong.
    */
-  async work(state: PartitionState, message: KafkaMessage): Promise<void> {
-    const job = this.job(state, message);
+  async work(state: PartitionState, message: KafkaMessage, lane: Lane = 'interactive'): Promise<void> {
+    const job = this.job(state, message, lane);
     const tryOnce = async (): Promise<void> => {
       if (state.isRevoked()) job.trace?.abandon('revoked');
       else await this.attempt(job);
@@ -152,7 +159,7 @@ export class Worker {
     }
   }
 
-  private job(state: PartitionState, message: KafkaMessage): Job {
+  private job(state: PartitionState, message: KafkaMessage, lane: Lane): Job {
     const log = lazyChild(this.deps.logger, () => ({
       topic: state.topic,
       partition: state.partition,
@@ -173,6 +180,7 @@ export class Worker {
       origin: { topic: state.topic, partition: state.partition, offset: message.offset },
       value: message.value,
       correlation,
+      lane,
     };
     return { state, message, incoming, correlation, trace, log, startedAt: Date.now() };
   }

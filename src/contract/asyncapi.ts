@@ -112,6 +112,17 @@ function contractChannels(schema: (name: string) => JsonSchema): ChannelEntry[] 
       message: message(`request.${op}`, `Request: ${op}`, schema(`requests.${op}`), requestHeaders),
     },
     {
+      id: `requests.${op}.bulk`,
+      action: 'receive',
+      summary: `Verification requests of ${op}, bulk lane: served after the interactive lane, with a reserved share of the limit`,
+      message: message(
+        `request.${op}.bulk`,
+        `Request (bulk lane): ${op}`,
+        schema(`requests.${op}.bulk`),
+        requestHeaders,
+      ),
+    },
+    {
       id: `results.${op}`,
       action: 'send',
       summary: `One result per answered ${op} request`,

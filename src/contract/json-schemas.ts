@@ -31,6 +31,8 @@ export function generateJsonSchemas(): Map<string, JsonSchema> {
     const request = requestEnvelopeSchema.extend({ params: paramsSchemas[operation] as z.ZodType });
     // Requests are written by others: describe what we accept (input side of the schemas).
     schemas.set(`requests.${operation}`, toJson(request, `Request: ${operation}`, 'input'));
+    // The bulk lane carries the same requests (shared/contract.md, "Lanes").
+    schemas.set(`requests.${operation}.bulk`, toJson(request, `Request (bulk lane): ${operation}`, 'input'));
     schemas.set(`results.${operation}`, toJson(resultEnvelopeSchema, `Result: ${operation}`, 'output'));
   }
   schemas.set('errors', toJson(errorEnvelopeSchema, 'Dead letter', 'output'));
@@ -53,6 +55,7 @@ export function jsonSchemasByTopic(prefix: string): Map<string, JsonSchema> {
   };
   for (const operation of OPERATIONS as readonly Operation[]) {
     put(topics.request(operation), `requests.${operation}`);
+    put(topics.request(operation, 'bulk'), `requests.${operation}.bulk`);
     put(topics.result(operation), `results.${operation}`);
   }
   put(topics.errors, 'errors');

@@ -6,11 +6,7 @@ import type { VehicleSearchWebhook } from '../vendor-api/operations/vehicle-asyn
 import type { VendorResult } from '../vendor-api/types.js';
 import type { Handler, HandlerOutcome, Handlers } from './types.js';
 
-/**
- * One handler per operation: params → vendor call → outcome. Nine of them are the same
- * pass-through over the vendor client's table (vendor-api/client.ts); vehicle-async adds
- * the webhook and the record of the pending search.
- */
+/** What `createHandlers` depends on. */
 export interface HandlerDeps {
   vendor: VendorClient;
   /** The webhook the vendor calls when an asynchronous vehicle search ends. */
@@ -39,6 +35,11 @@ function withSelfieDownload(
   return Object.assign(handler, { prepare });
 }
 
+/**
+ * One handler per operation: params → vendor call → outcome. Nine of them are the same
+ * pass-through over the vendor client's table (vendor-api/client.ts); vehicle-async adds
+ * the webhook and the record of the pending search.
+ */
 export function createHandlers({
   vendor,
   vehicleSearchWebhook,

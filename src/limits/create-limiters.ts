@@ -3,7 +3,7 @@ import { ConfigError } from '../errors.js';
 import { createOperationLimiter, type ManagedOperationLimiter } from './operation-limiter.js';
 import { createMemoryQuotaStore, type QuotaStore } from './quota-store.js';
 import { createRedisQuotaStore } from './redis-quota-store.js';
-import { quotaShape, validateMargin, validateSettings } from './settings.js';
+import { quotaShape, validateLanes, validateMargin, validateSettings } from './settings.js';
 import type { LimiterDeps, Limiters, SpendCapListener } from './types.js';
 
 export const DEFAULT_RATE_MARGIN = 0.035;
@@ -19,6 +19,7 @@ export function createLimiters(deps: LimiterDeps): Limiters {
   if (deps.keyPrefix.length === 0) throw new ConfigError('limits.keyPrefix', 'must not be empty');
   const margin = deps.rateMargin ?? DEFAULT_RATE_MARGIN;
   validateMargin(margin);
+  if (deps.lanes) validateLanes(deps.lanes);
   const now = deps.now ?? preciseNow;
   const listeners: SpendCapListener[] = [];
 
@@ -55,6 +56,7 @@ export function createLimiters(deps: LimiterDeps): Limiters {
         // socket to the vendor's count (its own event loop).
         lateToleranceMs: Math.max(2, margin * 500),
         onSpendCap,
+        lanes: deps.lanes,
       }),
     ]),
   );

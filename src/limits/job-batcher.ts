@@ -24,7 +24,8 @@ export interface BatchEntry {
 export class JobBatcher {
   private readonly bottleneck: Bottleneck;
   private readonly groupSize: number;
-  private pending: BatchEntry[] = [];
+  /** Entries of this turn, by bottleneck priority (lanes: lane-gate.ts). */
+  private pending = new Map<number, BatchEntry[]>();
   private flushing: NodeJS.Immediate | undefined;
 
   constructor(maxConcurrent: number, logger: Logger) {
@@ -37,8 +38,10 @@ export class JobBatcher {
     this.groupSize = Math.max(1, Math.min(MAX_GROUP, Math.floor(maxConcurrent / 8)));
   }
 
-  enqueue(entry: BatchEntry): void {
-    this.pending.push(entry);
+  enqueue(entry: BatchEntry, priority: number): void {
+    const same = this.pending.get(priority);
+    if (same) same.push(entry);
+    else this.pending.set(priority, [entry]);
     this.flushing ??= setImmediate(() => {
       this.flush();
     });
@@ -47,22 +50,27 @@ export class JobBatcher {
   /** Fails the calls not yet handed to bottleneck, and drops the ones waiting in it. */
   async close(): Promise<void> {
     clearImmediate(this.flushing);
-    for (const entry of this.pending) entry.fail(new LimiterClosedError());
-    this.pending = [];
+    for (const entries of this.pending.values())
+      for (const entry of entries) entry.fail(new LimiterClosedError());
+    this.pending.clear();
     await this.bottleneck.stop({ dropWaitingJobs: true, dropErrorMessage: 'limiter closed' });
   }
 
   private flush(): void {
     this.flushing = undefined;
-    const entries = this.pending;
-    this.pending = [];
-    for (let from = 0; from < entries.length; from += this.groupSize) {
-      const group = entries.slice(from, from + this.groupSize);
-      this.bottleneck
-        .schedule({ weight: group.length }, () => Promise.allSettled(group.map((entry) => entry.job())))
-        .catch(() => {
-          for (const entry of group) entry.fail(new LimiterClosedError());
-        });
+    const byPriority = this.pending;
+    this.pending = new Map();
+    for (const [priority, entries] of byPriority) {
+      for (let from = 0; from < entries.length; from += this.groupSize) {
+        const group = entries.slice(from, from + this.groupSize);
+        this.bottleneck
+          .schedule({ weight: group.length, priority }, () =>
+            Promise.allSettled(group.map((entry) => entry.job())),
+          )
+          .catch(() => {
+            for (const entry of group) entry.fail(new LimiterClosedError());
+          });
+      }
     }
   }
 }

@@ -1,11 +1,18 @@
-import type { Operation } from '../contract/operations.js';
+import type { Lane, Operation } from '../contract/operations.js';
 import type { Logger } from '../observability/logger.js';
 import { abortError, LimiterClosedError, SlotMissedError } from './errors.js';
 import { JobBatcher } from './job-batcher.js';
 import { QuotaAcquirer, type HeldSlot, type LateRetries } from './quota-acquirer.js';
 import type { QuotaStore } from './quota-store.js';
 import { createSleeper } from './sleeper.js';
-import type { OperationLimiter, OperationLimitSettings, ScheduleOptions, Slot } from './types.js';
+import type {
+  LaneSettings,
+  OperationLimiter,
+  OperationLimitSettings,
+  ScheduleOptions,
+  Slot,
+} from './types.js';
+import { LaneGate } from './lane-gate.js';
 
 export interface OperationLimiterDeps {
   operation: Operation;
@@ -20,7 +27,20 @@ export interface OperationLimiterDeps {
    */
   lateToleranceMs: number;
   onSpendCap: (operation: Operation, resumeAt: number) => void;
+  /** How the lanes share this operation's limit (bulkMinShare DEFAULT_BULK_MIN_SHARE when absent). */
+  lanes?: LaneSettings | undefined;
 }
+
+/**
+ * How far ahead of an interactive call bulk calls may have asked for slots, in time at the
+ * limit: at 300/s, 30 bulk calls. The quota answers in order of asking, so this is about what
+ * an interactive call waits behind bulk on each replica; it is also how much of the pipeline
+ * (quota round trip, a busy event loop) bulk alone keeps filled.
+ */
+export const BULK_LOOKAHEAD_MS = 100;
+
+/** LANE_BULK_MIN_SHARE's default: a tenth of the limit for bulk calls while they wait. */
+export const DEFAULT_BULK_MIN_SHARE = 0.1;
 
 export interface ManagedOperationLimiter extends OperationLimiter {
   close(): Promise<void>;
@@ -30,7 +50,15 @@ export interface ManagedOperationLimiter extends OperationLimiter {
  * Bottleneck holds the queue and the local concurrency slots (JobBatcher); a job that has a
  * slot then takes a quota slot from the store and sleeps until it (QuotaAcquirer). Taking the
  * quota only once a concurrency slot is held bounds how far ahead a replica reserves, and a job
- * aborted while still queued never touches the quota.
+ * aborted while still queued never touches the quota. Ahead of both, the LaneGate orders the
+ * lanes: interactive first, bulk within its lookahead and share.
+ *
+ * What "strict" means across replicas: on one replica, no bulk call asks for a slot while an
+ * interactive call waits for one, and an interactive call outranks every bulk call in the
+ * local queue. Replicas share only the quota, which answers in order of asking; so an
+ * interactive call may still find, per replica, at most the bulk lookahead (BULK_LOOKAHEAD_MS
+ * of the limit) of bulk slots asked for before it. The limit itself is the store's, whatever
+ * the lane: never exceeded in any sliding second.
  */
 export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOperationLimiter {
   const logger = deps.logger.child({ component: 'limits', operation: deps.operation });
@@ -38,6 +66,13 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
   const parts: Parts = {
     quota: new QuotaAcquirer({ ...deps, logger, sleeper }),
     batcher: new JobBatcher(deps.settings.maxConcurrent, logger),
+    gate: new LaneGate(
+      {
+        bulkMinShare: deps.lanes?.bulkMinShare ?? DEFAULT_BULK_MIN_SHARE,
+        bulkLookahead: Math.max(1, Math.ceil((deps.settings.ratePerSecond * BULK_LOOKAHEAD_MS) / 1000)),
+      },
+      deps.now,
+    ),
     counts: { queued: 0, running: 0 },
   };
   let closed = false;
@@ -52,12 +87,19 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
     },
     get stats() {
       const { queued, running } = parts.counts;
-      return { queued, running, started: parts.quota.startedThisHour(), lateSlots: parts.quota.lateSlots };
+      return {
+        queued,
+        running,
+        started: parts.quota.startedThisHour(),
+        lateSlots: parts.quota.lateSlots,
+        lanes: { interactive: parts.gate.figures('interactive'), bulk: parts.gate.figures('bulk') },
+      };
     },
     async close() {
       if (closed) return;
       closed = true;
       sleeper.cancelAll(new LimiterClosedError());
+      parts.gate.drain(new LimiterClosedError());
       parts.quota.close();
       await parts.batcher.close();
     },
@@ -67,6 +109,7 @@ export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOpera
 interface Parts {
   quota: QuotaAcquirer;
   batcher: JobBatcher;
+  gate: LaneGate;
   /** queued: accepted, not started; running: fn in flight. */
   counts: { queued: number; running: number };
 }
@@ -78,17 +121,19 @@ interface Parts {
 function schedule<T>(
   parts: Parts,
   fn: (slot: Slot) => Promise<T>,
-  { signal, beforeStart }: ScheduleOptions,
+  { signal, beforeStart, lane = 'interactive' }: ScheduleOptions,
 ): Promise<T> {
-  const { quota, batcher, counts } = parts;
+  const { quota, batcher, gate, counts } = parts;
   if (signal?.aborted) return Promise.reject(abortError(signal));
   counts.queued += 1;
   return new Promise<T>((resolve, reject) => {
     let waiting = true;
+    const place = gatePlace(gate, lane);
     /** True for the one caller that ends the waiting (start, abort, failure or close). */
     const stopWaiting = (): boolean => {
       if (!waiting) return false;
       waiting = false;
+      place.settle(false);
       counts.queued -= 1;
       signal?.removeEventListener('abort', onAbort);
       return true;
@@ -106,10 +151,13 @@ function schedule<T>(
     const job = async (): Promise<void> => {
       if (!waiting) return;
       const lateRetries: LateRetries = { count: 0 };
-      const held = await quota.acquire(signal, beforeStart, lateRetries).catch((error: unknown) => {
-        fail(error);
-      });
+      const held = await quota
+        .acquire(signal, beforeStart, lateRetries, place.onReserved)
+        .catch((error: unknown) => {
+          fail(error);
+        });
       if (held === undefined) return;
+      place.settle(true);
       if (!stopWaiting()) {
         await quota.giveBack(held.token);
         return;
@@ -121,8 +169,50 @@ function schedule<T>(
         counts.running -= 1;
       }
     };
-    batcher.enqueue({ job, fail });
+    place.enter(
+      () => waiting,
+      fail,
+      (priority) => {
+        batcher.enqueue({ job, fail }, priority);
+      },
+    );
   });
+}
+
+/** One call's place in the lane gate: entered once, settled once it no longer waits. */
+function gatePlace(
+  gate: LaneGate,
+  lane: Lane,
+): {
+  enter(live: () => boolean, fail: (error: unknown) => void, hand: (priority: number) => void): void;
+  settle(tookSlot: boolean): void;
+  onReserved: (() => void) | undefined;
+} {
+  const ticket = {};
+  let handed = false;
+  const settle = (tookSlot: boolean): void => {
+    gate.settled(lane, ticket, tookSlot, handed);
+  };
+  return {
+    // An interactive call stops holding bulk back once the quota answered with its slot.
+    onReserved:
+      lane === 'interactive'
+        ? () => {
+            settle(true);
+          }
+        : undefined,
+    enter(live, fail, hand) {
+      gate.enqueue(lane, ticket, {
+        live,
+        fail,
+        hand: (priority) => {
+          handed = true;
+          hand(priority);
+        },
+      });
+    },
+    settle,
+  };
 }
 
 /**

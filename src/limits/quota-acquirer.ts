@@ -82,6 +82,8 @@ export class QuotaAcquirer {
     /** Set going (begin) as the slot is asked for, and waited for (done) once it is due. */
     beforeStart?: BeforeStart,
     lateRetries: LateRetries = { count: 0 },
+    /** Called when the store answered with a slot, before sleeping towards it (lanes). */
+    onReserved?: () => void,
   ): Promise<HeldSlot> {
     const { now, sleeper } = this.deps;
     for (;;) {
@@ -106,6 +108,7 @@ export class QuotaAcquirer {
         await sleeper.until(now() + admission.waitMs, signal);
         continue;
       }
+      onReserved?.();
       const due = admission.dueAt ?? answered + admission.waitMs;
       const paced = admission.waitMs >= this.deps.lateToleranceMs;
       try {

@@ -1,7 +1,7 @@
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { ConfigError } from '../errors.js';
 import type { QuotaSettings } from './quota-store.js';
-import type { OperationLimitSettings } from './types.js';
+import type { LaneSettings, OperationLimitSettings } from './types.js';
 
 export const HOUR_MS = 3_600_000;
 
@@ -24,6 +24,13 @@ export function validateSettings(settings: Partial<Record<Operation, OperationLi
         `must be an integer >= 1 when set (leave it out for no cap), got ${String(spendCapPerHour)}`,
       );
     }
+  }
+}
+
+export function validateLanes(lanes: LaneSettings): void {
+  const share = lanes.bulkMinShare;
+  if (!Number.isFinite(share) || share < 0 || share >= 1) {
+    throw new ConfigError('LANE_BULK_MIN_SHARE', `must be a number in [0, 1), got ${String(share)}`);
   }
 }
 

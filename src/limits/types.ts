@@ -1,11 +1,18 @@
 import type { Redis } from 'ioredis';
-import type { Operation } from '../contract/operations.js';
+import type { Lane, Operation } from '../contract/operations.js';
 import type { Logger } from '../observability/logger.js';
+import type { LaneFigures } from './lane-gate.js';
 
 export interface OperationLimitSettings {
   ratePerSecond: number;
   maxConcurrent: number;
   spendCapPerHour?: number;
+}
+
+/** How the lanes share an operation's limit (lane-gate.ts). */
+export interface LaneSettings {
+  /** LANE_BULK_MIN_SHARE: the fraction of the limit bulk calls get while they wait, in [0, 1). */
+  bulkMinShare: number;
 }
 
 export interface LimiterDeps {
@@ -14,6 +21,8 @@ export interface LimiterDeps {
   redis?: Redis;
   keyPrefix: string;
   logger: Logger;
+  /** The lanes' sharing of each limit; bulkMinShare DEFAULT_BULK_MIN_SHARE when absent. */
+  lanes?: LaneSettings;
   /** Epoch milliseconds; sub-millisecond precision welcome. */
   now?: () => number;
   /**
@@ -27,6 +36,11 @@ export interface LimiterDeps {
 
 export interface ScheduleOptions {
   signal?: AbortSignal | undefined;
+  /**
+   * The request's lane (interactive when absent): interactive calls take the next free slot
+   * before any bulk call; bulk calls get at least their reserved share (limits/lane-gate.ts).
+   */
+  lane?: Lane | undefined;
   /** The caller's own work that must succeed before fn starts; the limiter knows no more of it. */
   beforeStart?: BeforeStart | undefined;
 }
@@ -79,7 +93,14 @@ export interface OperationLimiter {
    * lateSlots: slots given back since start-up because the call would have started too late
    * for them (on waking, or as its request left).
    */
-  readonly stats: { queued: number; running: number; started: number; lateSlots: number };
+  readonly stats: {
+    queued: number;
+    running: number;
+    started: number;
+    lateSlots: number;
+    /** Per lane: calls waiting for a slot, and how long the oldest of them has waited. */
+    lanes: Record<Lane, LaneFigures>;
+  };
 }
 
 /** What a caller of the vendor needs of its operation's limiter. */

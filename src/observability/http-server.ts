@@ -1,17 +1,18 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 
-/**
- * The service's two HTTP listeners. The public one serves the webhook sink alone (it may face
- * the internet through an ingress); the admin one serves health, readiness and metrics and
- * stays inside the cluster. fastify: body limits, timeouts and JSON errors come built in.
- */
+/** What `createAdminServer` depends on. */
 export interface AdminServerDeps {
   metrics: Registry;
   /** Ready when the consumer runs and its dependencies answer. */
   isReady(): boolean;
 }
 
+/**
+ * The service's two HTTP listeners. The public one serves the webhook sink alone (it may face
+ * the internet through an ingress); the admin one serves health, readiness and metrics and
+ * stays inside the cluster. fastify: body limits, timeouts and JSON errors come built in.
+ */
 export function createAdminServer(deps: AdminServerDeps): FastifyInstance {
   // The operator console shares this listener: its forms (a redrive's selection) need more
   // than a probe does, and a redrive answers once its dry run has read its window.

@@ -1,12 +1,11 @@
-import { OPERATIONS } from '../contract/operations.js';
-import type { BreakerState } from '../requests/circuit-breaker.js';
+import { LANES, OPERATIONS } from '../contract/operations.js';
 import type { MetricFactory } from './metric-factory.js';
-import type { MetricSources } from './metrics.js';
+import type { BreakerPosition, MetricSources } from './metrics.js';
 import { within } from '../within.js';
 
 /** Gauges of state held elsewhere, read from the attached sources at scrape time. */
 
-const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
+const BREAKER_VALUE: Record<BreakerPosition, number> = { closed: 0, 'half-open': 1, open: 2 };
 
 export function runtimeGauges(make: MetricFactory, sources: () => MetricSources): void {
   make.gauge('verification_requests_in_flight', 'Requests taken and not yet completed', [], (g) => {
@@ -44,6 +43,41 @@ export function runtimeGauges(make: MetricFactory, sources: () => MetricSources)
     (g) => {
       g.reset();
       for (const p of sources().runtime?.stats().paused ?? []) g.inc({ topic: p.topic, reason: p.reason });
+    },
+  );
+}
+
+/** Each lane's queue in the limiter, read at scrape time (limits/lane-gate.ts). */
+export function laneGauges(make: MetricFactory, sources: () => MetricSources): void {
+  const each =
+    (set: (op: (typeof OPERATIONS)[number], lane: (typeof LANES)[number], v: number) => void) =>
+    (pick: 'queued' | 'oldestWaitMs') => {
+      const { limiters } = sources();
+      if (!limiters) return;
+      for (const op of OPERATIONS)
+        for (const lane of LANES) {
+          const figures = limiters[op].stats.lanes?.[lane];
+          if (figures) set(op, lane, figures[pick]);
+        }
+    };
+  make.gauge(
+    'verification_lane_queued',
+    'Calls of a lane waiting in the limiter for a slot',
+    ['operation', 'lane'],
+    (g) => {
+      each((operation, lane, v) => {
+        g.set({ operation, lane }, v);
+      })('queued');
+    },
+  );
+  make.gauge(
+    'verification_lane_oldest_wait_seconds',
+    'How long the oldest call of a lane waiting in the limiter has waited (0: none waits)',
+    ['operation', 'lane'],
+    (g) => {
+      each((operation, lane, v) => {
+        g.set({ operation, lane }, v / 1000);
+      })('oldestWaitMs');
     },
   );
 }

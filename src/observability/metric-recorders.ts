@@ -107,7 +107,7 @@ export function vendorRecorders(make: MetricFactory): VendorRecorders {
     'Vendor calls tried again, by the failure (error code, else kind)',
     ['operation', 'reason'],
   );
-  const { limiterWait, callsStarted } = limiterFamilies(make);
+  const { limiterWait, callsStarted, laneCalls } = limiterFamilies(make);
   const { transitions, reused } = breakerAndDedupe(make);
   startAtZero([rateLimited, callsStarted, reused], transitions);
   return {
@@ -123,8 +123,9 @@ export function vendorRecorders(make: MetricFactory): VendorRecorders {
     limiterWait: (operation, seconds) => {
       limiterWait.observe({ operation }, seconds);
     },
-    callStarted: (operation) => {
+    callStarted: (operation, lane = 'interactive') => {
       callsStarted.inc({ operation });
+      laneCalls.inc({ operation, lane });
     },
     breakerTransition: (operation, kind) => {
       transitions.inc({ operation, kind });
@@ -148,7 +149,12 @@ function limiterFamilies(make: MetricFactory) {
     'Vendor calls started (each one billable)',
     ['operation'],
   );
-  return { limiterWait, callsStarted };
+  const laneCalls = make.counter(
+    'verification_lane_calls_started_total',
+    'Vendor calls started, by operation and lane (interactive, bulk): rate() gives each lane its calls per second',
+    ['operation', 'lane'],
+  );
+  return { limiterWait, callsStarted, laneCalls };
 }
 
 function breakerAndDedupe(make: MetricFactory) {

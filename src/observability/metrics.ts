@@ -1,8 +1,9 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import type { Operation } from '../contract/operations.js';
+import type { Lane, Operation } from '../contract/operations.js';
+import type { LaneFigures } from '../limits/lane-gate.js';
 import { watchConsumerLag, type LagWatchDeps } from './consumer-lag.js';
 import { metricFactory, type MetricFactory } from './metric-factory.js';
-import { operationGauges, runtimeGauges, webhookGauges } from './metric-gauges.js';
+import { laneGauges, operationGauges, runtimeGauges, webhookGauges } from './metric-gauges.js';
 import {
   type BreakerTransition,
   requestRecorders,
@@ -10,32 +11,56 @@ import {
   vendorRecorders,
   webhookRecorders,
 } from './metric-recorders.js';
-import type { RuntimeMetrics, RuntimeStats } from '../consumers/runtime.js';
-import type { BreakerState } from '../requests/circuit-breaker.js';
 import type { FramingMismatchKind } from '../producers/value-codec.js';
 
 /**
  * Prometheus metrics of the service (prom-client, the de-facto Node client). Labels are
- * bounded: operation, topic, partition, reason, kind, code, status and outcome only; never a request
+ * bounded: operation, lane, topic, partition, reason, kind, code, status and outcome only; never a request
  * id, a key, a tax id or a URL. Gauges of state held elsewhere (the runtime, the limiters,
  * the breakers, the pending searches) are read at scrape time from the sources attached.
  */
 export interface MetricSources {
-  runtime?: { stats(): RuntimeStats };
-  limiters?: Record<Operation, { stats: { started: number; lateSlots: number }; backoffActive(): boolean }>;
+  runtime?: { stats(): RuntimeFigures };
+  limiters?: Record<
+    Operation,
+    {
+      stats: { started: number; lateSlots: number; lanes?: Record<Lane, LaneFigures> };
+      backoffActive(): boolean;
+    }
+  >;
   spendCaps?: Partial<Record<Operation, number | undefined>>;
-  breakerState?: (operation: Operation) => BreakerState;
+  breakerState?: (operation: Operation) => BreakerPosition;
   pendingSearches?: () => Promise<number>;
 }
 
-export interface ServiceMetrics extends RuntimeMetrics {
+/**
+ * What the gauges read of the request runtime at scrape time: the runtime's stats fit it (the
+ * service attaches them), and this module knows nothing of the runtime.
+ */
+export interface RuntimeFigures {
+  inFlight: number;
+  partitions: readonly { topic: string; partition: number; windowUsed: number }[];
+  paused: readonly { topic: string; partition: number; reason: string }[];
+  /** Partitions waiting for an earlier owner's hanging transaction. */
+  hanging: readonly { topic: string; partition: number }[];
+}
+
+/** A circuit breaker's state, as its gauge shows it. */
+export type BreakerPosition = 'closed' | 'half-open' | 'open';
+
+export interface ServiceMetrics {
   readonly registry: Registry;
+  outcome(operation: Operation, kind: 'result' | 'error', status: string): void;
+  committed(count: number): void;
+  /** Seconds from a request's Kafka timestamp to the commit of its outcome. */
+  endToEnd(operation: Operation, seconds: number): void;
+  rebalance(): void;
   attach(sources: MetricSources): void;
   vendorCall(operation: Operation, outcome: string, seconds: number): void;
   rateLimited(operation: Operation): void;
   retry(operation: Operation, reason: string): void;
   limiterWait(operation: Operation, seconds: number): void;
-  callStarted(operation: Operation): void;
+  callStarted(operation: Operation, lane?: Lane): void;
   breakerTransition(operation: Operation, kind: BreakerTransition): void;
   paidOutcomeReused(operation: Operation): void;
   framingMismatch(operation: Operation, kind: FramingMismatchKind): void;
@@ -67,6 +92,7 @@ export function createMetrics(): ServiceMetrics {
   };
   runtimeGauges(make, () => sources);
   operationGauges(make, () => sources);
+  laneGauges(make, () => sources);
   webhookGauges(make, () => sources);
   memoryGauges(make);
   return {

@@ -1,12 +1,7 @@
 import type { Attributes, Span } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
-/**
- * OpenTelemetry tracing: one span per request from consume to commit, children made by the
- * decorators of tracing-instrument.ts. An upstream `traceparent` is the request span's parent;
- * the outcome carries the request span's own context. Span names and attributes hold
- * operations, topics, partitions, offsets and codes only: never params, keys or URLs.
- */
+/** The settings of `createTracing`. */
 export interface TracingSettings {
   serviceName: string;
   /** OTLP/HTTP traces endpoint (…/v1/traces); no exporter when absent. */
@@ -45,6 +40,11 @@ export interface Tracing {
 }
 
 /**
+ * OpenTelemetry tracing: one span per request from consume to commit, children made by the
+ * decorators of service/tracing-instrument.ts. An upstream `traceparent` is the request span's
+ * parent; the outcome carries the request span's own context. Span names and attributes hold
+ * operations, topics, partitions, offsets and codes only: never params, keys or URLs.
+ *
  * Undefined when nothing would receive the spans: tracing then costs nothing, and the
  * OpenTelemetry SDK is not even loaded (loading it took about 25 MiB of resident memory and
  * 5 MiB of heap in a bare Node process).

@@ -9,14 +9,7 @@ import {
 } from './schema-registration.js';
 import { RegistryUnavailable, type LiveSchemaIds } from './value-codec.js';
 
-/**
- * The schema ids the service frames its outputs with, kept true to the registry. A registry
- * that lost its storage gives our subjects new ids, and our old ids may then name another
- * client's schemas: after any registry failure (a check, an encode) the ids are checked again
- * before the next frame, every subject looked up and registered again when missing, and a
- * fresh client (empty id cache) replaces the old one when an id changed. A periodic check()
- * (readiness) looks one subject up in turn, so a lost storage is seen even with no failure.
- */
+/** What `SchemaIds` depends on. */
 export interface SchemaIdsDeps {
   registration: RegistrationSettings;
   /** Output topic → its value schema. */
@@ -25,6 +18,14 @@ export interface SchemaIdsDeps {
   logger: Logger;
 }
 
+/**
+ * The schema ids the service frames its outputs with, kept true to the registry. A registry
+ * that lost its storage gives our subjects new ids, and our old ids may then name another
+ * client's schemas: after any registry failure (a check, an encode) the ids are checked again
+ * before the next frame, every subject looked up and registered again when missing, and a
+ * fresh client (empty id cache) replaces the old one when an id changed. A periodic check()
+ * (readiness) looks one subject up in turn, so a lost storage is seen even with no failure.
+ */
 export class SchemaIds implements LiveSchemaIds {
   private current: SchemaRegistry;
   private verified = true;

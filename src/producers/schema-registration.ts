@@ -2,15 +2,7 @@ import { basicAuthHeader, type RegistryAuth } from '../config-transport.js';
 import { Agent, request } from 'undici';
 import type { JsonSchema } from '../contract/json-schemas.js';
 
-/**
- * Registers each topic's value schema under `<topic>-value` with an explicit compatibility
- * rule, through the Confluent-compatible REST API, and returns topic → schema id.
- *
- * Why not SchemaRegistry.register(): it reads GET /config/{subject} and expects a 404 for a
- * new subject; Apicurio's ccompat API answers that with the global default instead, which
- * register() then reports as a compatibility mismatch. Registering the version first and then
- * setting the subject's compatibility works on both registries.
- */
+/** The settings of `registerTopicSchemas`. */
 export interface RegistrationSettings {
   registryUrl: string;
   /** Basic auth (SCHEMA_REGISTRY_USERNAME / _PASSWORD). */
@@ -31,6 +23,15 @@ const JSON_CONTENT = 'application/vnd.schemaregistry.v1+json';
 let agent: Agent | undefined;
 const registryAgent = (): Agent => (agent ??= new Agent({ keepAliveTimeout: 60_000 }));
 
+/**
+ * Registers each topic's value schema under `<topic>-value` with an explicit compatibility
+ * rule, through the Confluent-compatible REST API, and returns topic → schema id.
+ *
+ * Why not SchemaRegistry.register(): it reads GET /config/{subject} and expects a 404 for a
+ * new subject; Apicurio's ccompat API answers that with the global default instead, which
+ * register() then reports as a compatibility mismatch. Registering the version first and then
+ * setting the subject's compatibility works on both registries.
+ */
 export async function registerTopicSchemas(
   settings: RegistrationSettings,
   schemas: ReadonlyMap<string, JsonSchema>,

@@ -1,12 +1,7 @@
 import kafkajs, { type Admin, type ITopicConfig } from 'kafkajs';
 import { OPERATIONS, type TopicNames } from '../contract/operations.js';
 
-/**
- * Creates the contract's topics when missing, each with a finite retention by kind (every
- * topic holds personal data, docs/data-map.md): requests for REQUEST_RETENTION_MS, results,
- * errors and events for OUTPUT_RETENTION_MS, the audit topic for AUDIT_RETENTION_MS (longer).
- * Output topics accept values up to 2 MiB so that a result at RESULT_MAX_BYTES always fits.
- */
+/** The settings of `contractTopics`. */
 export interface TopicSettings {
   partitions: number;
   replicationFactor: number;
@@ -15,6 +10,12 @@ export interface TopicSettings {
   auditRetentionMs: number;
 }
 
+/**
+ * Creates the contract's topics when missing, each with a finite retention by kind (every
+ * topic holds personal data, docs/data-map.md): requests for REQUEST_RETENTION_MS, results,
+ * errors and events for OUTPUT_RETENTION_MS, the audit topic for AUDIT_RETENTION_MS (longer).
+ * Output topics accept values up to 2 MiB so that a result at RESULT_MAX_BYTES always fits.
+ */
 export function contractTopics(topics: TopicNames, settings: TopicSettings): ITopicConfig[] {
   const make = (topic: string, retentionMs: number, output: boolean): ITopicConfig => ({
     topic,
@@ -26,7 +27,7 @@ export function contractTopics(topics: TopicNames, settings: TopicSettings): ITo
     ],
   });
   return [
-    ...OPERATIONS.map((op) => make(topics.request(op), settings.requestRetentionMs, false)),
+    ...topics.requestTopics().map((topic) => make(topic, settings.requestRetentionMs, false)),
     ...OPERATIONS.map((op) => make(topics.result(op), settings.outputRetentionMs, true)),
     make(topics.errors, settings.outputRetentionMs, true),
     make(topics.vehicleSearchEvents, settings.outputRetentionMs, true),

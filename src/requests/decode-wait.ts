@@ -8,12 +8,7 @@ import {
 } from '../producers/value-codec.js';
 import { retry, type Backoff } from '../retry.js';
 
-/**
- * Decodes a request value, waiting while the schema registry is unreachable: a registry outage
- * is an infrastructure fault and must not turn valid requests into dead letters. The message
- * stays where it is (key order holds) and is decoded once the registry answers; revocation or
- * shutdown aborts the wait. Any other decoding error is the message's and is returned.
- */
+/** What `decodeWhenRegistryAnswers` depends on. */
 export interface DecodeDeps {
   /** The request value as JSON, with its framing id's mismatch if any (ValueCodec.readRequest). */
   decodeValue(value: Buffer): Promise<ReadValue>;
@@ -31,6 +26,12 @@ const REGISTRY_WAIT: Backoff = { firstDelayMs: 250, maxDelayMs: 10_000, jitter: 
 export type Decoded =
   { ok: true; value: unknown; mismatch?: FramingMismatch } | { ok: false; error: unknown } | 'aborted';
 
+/**
+ * Decodes a request value, waiting while the schema registry is unreachable: a registry outage
+ * is an infrastructure fault and must not turn valid requests into dead letters. The message
+ * stays where it is (key order holds) and is decoded once the registry answers; revocation or
+ * shutdown aborts the wait. Any other decoding error is the message's and is returned.
+ */
 export async function decodeWhenRegistryAnswers(
   deps: DecodeDeps,
   value: Buffer,

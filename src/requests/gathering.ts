@@ -1,3 +1,9 @@
+/** The settings of `Gathering`. */
+export interface GatheringSettings {
+  share: number;
+  maxMs: number;
+}
+
 /**
  * Answers that arrive close together go on together. Behind a paced vendor, each answer lands
  * on its own turn of the event loop, and everything after it (the outcome's encoding and
@@ -12,11 +18,6 @@
  * closes within the later one's own hold, and otherwise goes on at once; a hold under 1 ms is
  * none. While held, a request keeps its in-flight slot, and the next request with its key waits.
  */
-export interface GatheringSettings {
-  share: number;
-  maxMs: number;
-}
-
 export class Gathering {
   private open: { closesAt: number; released: Promise<void> } | undefined;
 

@@ -223,20 +223,32 @@ function decode(stored: Buffer): string {
     : stored.toString('utf8');
 }
 
-/** One instance only: entries expire after the window; the oldest go first beyond `maxEntries`. */
+/**
+ * One instance only: paid outcomes in memory for the dedupe window, at most `maxEntries` of
+ * them (MEMORY_DEDUPE_MAX_ENTRIES), so that memory is bounded whatever the window. Beyond it the
+ * oldest settled outcome goes first (entries are kept in the order they were paid, which is
+ * the order they expire in): a redelivery of its request after that (a redrive, a copy
+ * published again) is paid for again, a second vendor call. Reservations, the requests being
+ * paid for now, are never dropped: they are bounded by the work in flight, and dropping one
+ * would let a copy call while the first call is under way. Expired outcomes are dropped from
+ * the oldest end as new ones come, not only when their requestId comes back.
+ */
 export function memoryIdempotencyStore(
   windowSeconds: number,
-  maxEntries = 100_000,
+  maxEntries = 50_000,
   now: () => number = Date.now,
 ): IdempotencyStore {
+  if (!Number.isInteger(maxEntries) || maxEntries < 1)
+    throw new Error(`the in-memory dedupe store needs room for at least one outcome, got ${maxEntries}`);
   const entries = new Map<string, { paid: PaidOutcome; expiresAt: number }>();
   const reserved = new Set<string>();
   const put = (key: string, paid: PaidOutcome): void => {
+    const at = now();
     entries.delete(key);
-    entries.set(key, { paid, expiresAt: now() + windowSeconds * 1000 });
-    if (entries.size > maxEntries) {
-      const oldest = entries.keys().next();
-      if (!oldest.done) entries.delete(oldest.value);
+    entries.set(key, { paid, expiresAt: at + windowSeconds * 1000 });
+    for (const [oldest, entry] of entries) {
+      if (entries.size <= maxEntries && entry.expiresAt > at) break;
+      entries.delete(oldest);
     }
   };
   return {

@@ -5,7 +5,7 @@ import type {
   RequestEnvelope,
   ResultEnvelope,
 } from '../contract/envelopes.js';
-import type { Operation } from '../contract/operations.js';
+import type { Lane, Operation } from '../contract/operations.js';
 import { InfrastructureError, InvalidRequestError, toAppError, type AppError } from '../errors.js';
 import { decodeWhenRegistryAnswers, type DecodeDeps } from './decode-wait.js';
 import { checkRequestBytes } from './value-guard.js';
@@ -36,11 +36,7 @@ import { retry, type Backoff } from '../retry.js';
 
 export type { RequestSignals } from './vendor-call.js';
 
-/**
- * One request message from bytes to outcome: decode, check the envelope and the params,
- * reuse an outcome already paid for, else call the handler under the operation's limiter and
- * breaker with retries. Decides result or dead letter; never throws for a bad message.
- */
+/** What `processRequest` depends on. */
 export interface ProcessDeps extends ReadDeps, CallDeps {
   idempotency: IdempotencyStore;
   now(): Date;
@@ -57,6 +53,8 @@ export interface IncomingRequest<O extends Operation = Operation> {
   value: Buffer | null;
   /** Key and traceparent of the message, handed to handlers that write later (vehicle-async). */
   correlation?: Correlation | undefined;
+  /** The lane of the topic it came from (interactive when absent): the limiter's priority. */
+  lane?: Lane | undefined;
 }
 
 export type ProcessOutcome =
@@ -66,6 +64,11 @@ export type ProcessOutcome =
   /** Stopped by shutdown or revocation: not completed, so it is read again later. */
   | { kind: 'aborted' };
 
+/**
+ * One request message from bytes to outcome: decode, check the envelope and the params,
+ * reuse an outcome already paid for, else call the handler under the operation's limiter and
+ * breaker with retries. Decides result or dead letter; never throws for a bad message.
+ */
 export async function processRequest<O extends Operation>(
   deps: ProcessDeps,
   incoming: IncomingRequest<O>,
@@ -173,6 +176,7 @@ async function payAndStore<O extends Operation>(
       signals,
       log,
       gate,
+      lane: incoming.lane,
     });
   } catch (error) {
     // Held once the claim answers, whether or not a call started (an abort in the queue).
@@ -277,11 +281,7 @@ function deadLetter(
 
 // --- Reading: a request message's bytes to a checked envelope and params. ---
 
-/**
- * A request message's bytes to a checked envelope and params, or the reason it is a dead
- * letter with what of the request can be carried: the bounds on the bytes first (before any
- * parsing), then decoding (waiting for the registry), the envelope and the operation's params.
- */
+/** What `readRequest` depends on. */
 export interface ReadDeps extends DecodeDeps {
   /** The operation's schema (contract/params.ts): the one place params are checked. */
   parseParams<O extends Operation>(
@@ -299,6 +299,11 @@ export type ReadResult<O extends Operation> =
   | { ok: true; envelope: RequestEnvelope; params: ParamsOf<O>; received: Record<string, unknown> }
   | { ok: false; error: AppError; request: Record<string, unknown>; requestId: string | null };
 
+/**
+ * A request message's bytes to a checked envelope and params, or the reason it is a dead
+ * letter with what of the request can be carried: the bounds on the bytes first (before any
+ * parsing), then decoding (waiting for the registry), the envelope and the operation's params.
+ */
 export async function readRequest<O extends Operation>(
   deps: ReadDeps,
   operation: O,

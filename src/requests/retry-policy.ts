@@ -1,7 +1,4 @@
-/**
- * Retry budget of one request: attempts and total time, exponential backoff with full jitter
- * (AWS architecture blog's "full jitter"), and the vendor's Retry-After when it gave one.
- */
+/** The settings of `decideRetry`. */
 export interface RetrySettings {
   maxAttempts: number;
   baseDelayMs: number;
@@ -15,6 +12,10 @@ export interface RetryDecision {
   delayMs: number;
 }
 
+/**
+ * Retry budget of one request: attempts and total time, exponential backoff with full jitter
+ * (AWS architecture blog's "full jitter"), and the vendor's Retry-After when it gave one.
+ */
 export function decideRetry(
   settings: RetrySettings,
   state: { attempts: number; elapsedMs: number; retryAfterMs?: number | undefined },

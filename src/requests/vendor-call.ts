@@ -1,4 +1,4 @@
-import type { Operation } from '../contract/operations.js';
+import type { Lane, Operation } from '../contract/operations.js';
 import type { ParamsOf } from '../contract/params.js';
 import { InfrastructureError, toAppError, type AppError } from '../errors.js';
 import type { Handler, HandlerContext, HandlerOutcome, Handlers } from '../handlers/types.js';
@@ -41,6 +41,8 @@ export interface VendorCall<O extends Operation> {
    * If it fails, nothing is called and the answer is `not-started`.
    */
   gate?: BeforeStart | undefined;
+  /** The request's lane, the limiter's priority (interactive when absent). */
+  lane?: Lane | undefined;
 }
 
 export type CallResult =
@@ -81,7 +83,7 @@ interface Call<O extends Operation> {
  */
 export async function callWithRetries<O extends Operation>(
   deps: CallDeps,
-  { operation, params, context, signals, log, gate }: VendorCall<O>,
+  { operation, params, context, signals, log, gate, lane }: VendorCall<O>,
 ): Promise<CallResult> {
   const handler: Handler<O> = deps.handlers[operation];
   const breaker = deps.breakerFor(operation);
@@ -100,7 +102,7 @@ export async function callWithRetries<O extends Operation>(
       kind: 'called',
       ...(await callUntilDone(
         deps,
-        { operation, params: input, context, signals, log },
+        { operation, params: input, context, signals, log, lane },
         waiting && refusalTold(waiting),
       )),
     };
@@ -139,7 +141,7 @@ function refusalTold(gate: BeforeStart): BeforeStart {
 
 async function callUntilDone<O extends Operation>(
   deps: CallDeps,
-  { operation, params: input, context, signals, log }: VendorCall<O>,
+  { operation, params: input, context, signals, log, lane }: VendorCall<O>,
   gate: BeforeStart | undefined,
 ): Promise<{ outcome: HandlerOutcome; attempts: number }> {
   const { signal, callSignal } = signals;
@@ -169,7 +171,7 @@ async function callUntilDone<O extends Operation>(
               return gate.done.then(() => run(slot));
             }
           : run,
-        { signal, beforeStart: gate },
+        { signal, beforeStart: gate, lane },
       );
       breaker.recordSuccess();
       return { outcome, attempts };

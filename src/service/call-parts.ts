@@ -8,7 +8,7 @@ import { CircuitBreaker } from '../requests/circuit-breaker.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { createLimiters, type Limiters } from '../limits/index.js';
 import type { ScheduleLimiter } from '../limits/types.js';
-import { instrumentLimiters, watchBreaker, type InstrumentedLimiter } from '../observability/instrument.js';
+import { instrumentLimiters, watchBreaker, type InstrumentedLimiter } from './instrument.js';
 import { createMetrics, type ServiceMetrics } from '../observability/metrics.js';
 import { createVendorClient, type VendorClient } from '../vendor-api/client.js';
 import type { Closers } from './closers.js';
@@ -43,6 +43,7 @@ export function createCallParts(
     ...(deps.infra.redis ? { redis: deps.infra.redis } : {}),
     keyPrefix: `${config.TOPIC_PREFIX}:limits`,
     logger: deps.logger,
+    lanes: { bulkMinShare: config.LANE_BULK_MIN_SHARE },
   });
   closers.add('limiters', () => limiters.close());
   const serviceMetrics = createMetrics();
@@ -54,7 +55,7 @@ export function createCallParts(
     limits: config.limits,
     breakerFor,
     paused: deps.paused,
-    requestTopic: (op) => deps.infra.topics.request(op),
+    requestTopic: (op, lane) => deps.infra.topics.request(op, lane),
     now: () => Date.now(),
   });
   // The console's figures count each call its limiter starts.

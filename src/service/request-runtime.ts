@@ -8,13 +8,9 @@ import type { ProcessDeps } from '../requests/process-request.js';
 import { abortableSleep } from '../retry.js';
 import { Runtime } from '../consumers/runtime.js';
 import { createHandlers } from '../handlers/index.js';
-import {
-  instrumentHandlers,
-  instrumentIdempotency,
-  instrumentProducer,
-} from '../observability/instrument.js';
+import { instrumentHandlers, instrumentIdempotency, instrumentProducer } from './instrument.js';
 import type { Tracing } from '../observability/tracing.js';
-import { traceProcessDeps } from '../observability/tracing-instrument.js';
+import { traceProcessDeps } from './tracing-instrument.js';
 import { maxRawBytes } from '../producers/dead-letter-record.js';
 import type { OutputDeps } from '../producers/output-records.js';
 import { createTransactionalProducer } from '../consumers/transactional-producer.js';
@@ -79,7 +75,7 @@ function processDeps(config: Config, deps: RequestRuntimeDeps): ProcessDeps {
     idempotency: instrumentIdempotency(
       redis
         ? redisIdempotencyStore(redis, idempotencySettings(config))
-        : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS),
+        : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS, config.MEMORY_DEDUPE_MAX_ENTRIES),
       calls.metrics,
     ),
     onRetry: (op, reason) => {

@@ -24,7 +24,7 @@ export function watchRuntime(
     lag: {
       admin: deps.infra.admin,
       groupId: config.KAFKA_GROUP_ID,
-      topics: OPERATIONS.map((op) => deps.infra.topics.request(op)),
+      topics: deps.infra.topics.requestTopics(),
       intervalMs: config.CONSUMER_LAG_INTERVAL_MS,
       logger,
     },

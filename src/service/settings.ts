@@ -5,7 +5,7 @@ import type { BreakerSettings } from '../requests/circuit-breaker.js';
 import type { RedisIdempotencySettings } from '../requests/idempotency.js';
 import type { RetrySettings } from '../requests/retry-policy.js';
 import type { RuntimeSettings } from '../consumers/runtime.js';
-import type { TopicNames } from '../contract/operations.js';
+import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
 import type { TracingSettings } from '../observability/tracing.js';
 import type { OutputDeps } from '../producers/output-records.js';
 import type { TopicSettings } from '../producers/topic-setup.js';
@@ -80,12 +80,31 @@ function defaultTransactionalId(groupId: string): string {
   return `${groupId}.${hostname()}.${process.pid}${suffix}`;
 }
 
+/** Seconds of an operation's rate its bulk lane may hold (LANE_BULK_QUEUE unset). */
+const BULK_QUEUE_SECONDS = 2;
+const MIN_BULK_QUEUE = 10;
+
+/**
+ * LANE_BULK_QUEUE, else two seconds of each operation's rate: enough bulk taken to keep its
+ * share of the limit busy through a vendor call and a commit, and no more (take-window.ts).
+ */
+function bulkWindows(config: Config): Record<Operation, number> {
+  return Object.fromEntries(
+    OPERATIONS.map((op) => [
+      op,
+      config.LANE_BULK_QUEUE ??
+        Math.max(MIN_BULK_QUEUE, Math.ceil(config.limits[op].ratePerSecond * BULK_QUEUE_SECONDS)),
+    ]),
+  ) as Record<Operation, number>;
+}
+
 export function runtimeSettings(config: Config): RuntimeSettings {
   return {
     groupId: config.KAFKA_GROUP_ID,
     maxInFlight: config.MAX_IN_FLIGHT,
     partitionWindow: config.PARTITION_WINDOW,
     replicaWindow: config.REPLICA_WINDOW,
+    bulkWindow: bulkWindows(config),
     ...commitSpacing(config),
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,

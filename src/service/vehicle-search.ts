@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { instrumentPublisher } from '../observability/instrument.js';
+import { instrumentPublisher } from './instrument.js';
 import type { OutputDeps } from '../producers/output-records.js';
 import {
   createEventPublisher,

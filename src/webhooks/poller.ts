@@ -2,18 +2,7 @@ import type { Logger } from 'pino';
 import type { Settlement } from './completion.js';
 import type { PendingStore } from './pending-store.js';
 
-/**
- * One loop per replica: takes the searches whose next poll is due and settles each under its
- * claim, so replicas share the work without polling one search twice at once. It is the
- * safety net of the webhook (delivery is unspecified: vendor-api.md, "Events"), the only path
- * for searches created without one, and the clock of the expiry.
- *
- * Between scans it sleeps until the earliest search is due, not a fixed interval: a scan a
- * second was an idle service's only Redis traffic and a wakeup every second. What this
- * process records or reschedules wakes it through dueAt() (wakingStore); what another replica
- * writes, that replica's own poller takes. `idleMs` bounds the sleep, and so how late a
- * search is seen that a replica wrote and then died before taking it.
- */
+/** What `createPoller` depends on. */
 export interface PollerDeps {
   store: PendingStore;
   settle(requestId: string, signal: AbortSignal): Promise<Settlement>;
@@ -39,6 +28,18 @@ export interface Poller {
   dueAt(at: number): void;
 }
 
+/**
+ * One loop per replica: takes the searches whose next poll is due and settles each under its
+ * claim, so replicas share the work without polling one search twice at once. It is the
+ * safety net of the webhook (delivery is unspecified: vendor-api.md, "Events"), the only path
+ * for searches created without one, and the clock of the expiry.
+ *
+ * Between scans it sleeps until the earliest search is due, not a fixed interval: a scan a
+ * second was an idle service's only Redis traffic and a wakeup every second. What this
+ * process records or reschedules wakes it through dueAt() (wakingStore); what another replica
+ * writes, that replica's own poller takes. `idleMs` bounds the sleep, and so how late a
+ * search is seen that a replica wrote and then died before taking it.
+ */
 export function createPoller(deps: PollerDeps): Poller {
   let abort: AbortController | undefined;
   let loop: Promise<void> | undefined;

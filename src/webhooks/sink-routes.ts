@@ -8,21 +8,7 @@ import type { SinkGuard } from './sink-guard.js';
 import { verifyWebhook } from './signature.js';
 import { WEBHOOK_PATH } from './webhook-target.js';
 
-/**
- * The webhook sink. Answers:
- *   401  signature missing or wrong (nothing is looked up);
- *   404  signed, but no search is recorded for the request and none finished recently: a call
- *        that raced the recording of its search (a retrying vendor tries again; the poller
- *        settles it anyway), or one long past;
- *   200  the final event is published now, or was already (replays, duplicates): no new event;
- *   202  accepted without an event: a webhook fetched this search less than
- *        WEBHOOK_FETCH_INTERVAL_MS ago (replays cost no vendor call), still pending at the vendor, the vendor failed, another
- *        worker holds the search, or the request that created it is not committed yet (its
- *        `pending` event must come first); the poller finishes it;
- *   503  the service is stopping.
- * The payload is not read: the signed headers name the request, and the vendor's GET gives the
- * result. Any content type is accepted (the vendor's is unspecified); bad JSON is a 400.
- */
+/** What `registerSinkRoutes` depends on. */
 export interface SinkDeps {
   secret: string;
   store: PendingStore;
@@ -49,6 +35,21 @@ const BODY_LIMIT_BYTES = 16 * 1024;
 const BUSY_RETRIES = 5;
 const BUSY_WAIT_MS = 150;
 
+/**
+ * The webhook sink. Answers:
+ *   401  signature missing or wrong (nothing is looked up);
+ *   404  signed, but no search is recorded for the request and none finished recently: a call
+ *        that raced the recording of its search (a retrying vendor tries again; the poller
+ *        settles it anyway), or one long past;
+ *   200  the final event is published now, or was already (replays, duplicates): no new event;
+ *   202  accepted without an event: a webhook fetched this search less than
+ *        WEBHOOK_FETCH_INTERVAL_MS ago (replays cost no vendor call), still pending at the vendor, the vendor failed, another
+ *        worker holds the search, or the request that created it is not committed yet (its
+ *        `pending` event must come first); the poller finishes it;
+ *   503  the service is stopping.
+ * The payload is not read: the signed headers name the request, and the vendor's GET gives the
+ * result. Any content type is accepted (the vendor's is unspecified); bad JSON is a 400.
+ */
 export function registerSinkRoutes(app: FastifyInstance, deps: SinkDeps): void {
   void app.register((scope, _options, done) => {
     // Only this scope: the payload is ignored, whatever its type, so no 415 for a vendor's choice.

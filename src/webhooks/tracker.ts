@@ -17,11 +17,7 @@ import { registerSinkRoutes, type SinkDeps } from './sink-routes.js';
 import { withStoreRetries } from './store-retries.js';
 import { resolvePublicUrl, webhookTarget, type WebhookMethod } from './webhook-target.js';
 
-/**
- * The completion of vehicle-async searches: records each created search, gives the handler
- * the webhook to create it with, settles it on the webhook call or by polling, and publishes
- * its final event (completed, failed or expired) once.
- */
+/** The settings of `createVehicleSearchTracker`. */
 export interface TrackerSettings {
   /** WEBHOOK_PUBLIC_URL; absent: searches are created without webhook and only polled. */
   publicUrl?: string | undefined;
@@ -75,6 +71,11 @@ const POLLER_BATCH = { batchSize: 32, concurrency: 4 };
  */
 const POLLER_IDLE_MS = 10_000;
 
+/**
+ * The completion of vehicle-async searches: records each created search, gives the handler
+ * the webhook to create it with, settles it on the webhook call or by polling, and publishes
+ * its final event (completed, failed or expired) once.
+ */
 export function createVehicleSearchTracker(input: TrackerDeps): VehicleSearchTracker {
   const wake = { dueAt: (_at: number): void => undefined };
   // Every search this process records or reschedules wakes the poller by its due time.

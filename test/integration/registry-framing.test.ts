@@ -19,19 +19,22 @@ describe('framing outputs for the schema registry', () => {
     request: { requestId: 'r-1', params: { taxId: 'Ação 123' } },
     origin: { topic: 't', partition: 0, offset: '7' },
   };
-  const setUp = async (id?: number) => {
+  const setUp = async (id?: number, validate?: boolean) => {
     const topic = `framing-${randomUUID()}`;
     const registered =
       id ?? (await registerTopicSchema({ registryUrl, compatibility: 'NONE' }, topic, schema));
     const client = createRegistryClient(registryUrl);
     let suspected = 0;
-    const codec = liveRegistryCodec({
-      idFor: () => Promise.resolve(registered),
-      client: () => client,
-      suspect: () => {
-        suspected += 1;
+    const codec = liveRegistryCodec(
+      {
+        idFor: () => Promise.resolve(registered),
+        client: () => client,
+        suspect: () => {
+          suspected += 1;
+        },
       },
-    });
+      validate === undefined ? {} : { validate },
+    );
     return { codec, client, id: registered, suspected: () => suspected };
   };
 
@@ -43,9 +46,16 @@ describe('framing outputs for the schema registry', () => {
     expect(await client.decode(await codec.encode('t', deadLetter))).toEqual(deadLetter);
   });
 
-  it('refuses a value its schema refuses', async () => {
-    const { codec } = await setUp();
+  it('checking values, writes the same bytes as the registry client, and refuses a value its schema refuses', async () => {
+    const { codec, client, id } = await setUp(undefined, true);
+    expect((await codec.encode('t', deadLetter)).equals(await client.encode(id, deadLetter))).toBe(true);
     await expect(codec.encode('t', { ...deadLetter, attempts: 'many' })).rejects.toThrow('invalid payload');
+  });
+
+  it('unchecked (the service), frames what it is given; a reader checking the schema refuses a value it refuses', async () => {
+    const { codec, client } = await setUp();
+    const framed = await codec.encode('t', { ...deadLetter, attempts: 'many' });
+    await expect(client.decode(framed)).rejects.toThrow('invalid payload');
   });
 
   it('an id the registry does not know is a registry fault, and the ids are checked again', async () => {

@@ -4,7 +4,8 @@
  * across rebalances (a second instance joining), and the replicas share one vendor quota.
  */
 import { describe, expect, it } from 'vitest';
-import { billedTwice, expectExactlyOneOutcomeEach } from '../helpers/service.js';
+import { topicNames } from '../../src/contract/operations.js';
+import { billedTwice, expectExactlyOneOutcomeEach, publish, summaryRequests } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 
 const stack = useTestKafka();
@@ -20,6 +21,7 @@ describe('exactly one outcome per request', () => {
         sandbox,
         collector,
         env,
+        prefix,
         child: first,
       } = await stack.startProcess(`stop-${signal}`, {
         knobs: { latencyMeanMs: 30, latencyJitterMs: 20 },
@@ -31,6 +33,13 @@ describe('exactly one outcome per request', () => {
         },
       });
       const total = 300;
+      // The bulk lane too (issue 41): its requests cross the stop exactly once as well.
+      const bulk = 100;
+      await publish(
+        stack.kafka,
+        topicNames(prefix).request('lawsuits-summary', 'bulk'),
+        summaryRequests('stopbulk', bulk, 5000),
+      );
       await publishSummaries('stop', total, 1000);
       await collector.waitFor(() => collector.results().length >= 60, 60_000, 'the first results');
       const exited = new Promise<number | null>((resolve) =>
@@ -45,7 +54,14 @@ describe('exactly one outcome per request', () => {
       const seenAtStop = collector.results().length;
       expect(seenAtStop).toBeLessThan(total);
       await stack.spawn(env);
+      // The helper counts every outcome seen: both lanes' first.
+      await collector.waitFor(
+        () => collector.outcomesByRequest().size >= total + bulk,
+        120_000,
+        'every outcome of both lanes',
+      );
       await expectExactlyOneOutcomeEach(collector, 'stop', total, 120_000);
+      await expectExactlyOneOutcomeEach(collector, 'stopbulk', bulk, 120_000);
       // Paid twice only if the process died between the vendor's answer and remembering it.
       const twice = billedTwice(sandbox);
       if (signal === 'SIGTERM') expect(twice).toBe(0);
@@ -64,11 +80,24 @@ describe('exactly one outcome per request', () => {
       knobs: { latencyMeanMs: 20, latencyJitterMs: 10 },
     });
     const total = 150;
+    // Both lanes share the one quota across both replicas (issue 41).
+    const bulk = 50;
+    await publish(
+      stack.kafka,
+      topicNames(prefix).request('lawsuits-summary', 'bulk'),
+      summaryRequests('quotabulk', bulk, 7000),
+    );
     await publishSummaries('quota', total, 2000);
     await collector.waitFor(() => collector.results().length >= 10, 30_000, 'the first results');
     await stack.service(prefix, sandbox, env);
     const started = Date.now();
+    await collector.waitFor(
+      () => collector.outcomesByRequest().size >= total + bulk,
+      60_000,
+      'every outcome of both lanes',
+    );
     await expectExactlyOneOutcomeEach(collector, 'quota', total, 60_000);
+    await expectExactlyOneOutcomeEach(collector, 'quotabulk', bulk, 60_000);
     const counters = sandbox.counters();
     // The limiter allows 25 starts in any 1,035 ms (its 3.5 % margin) across both replicas; one
     // quota per replica would allow 50. Both instances and the sandbox run in this test process,
@@ -77,7 +106,7 @@ describe('exactly one outcome per request', () => {
     // those sent after, which can put one call more in a second, aligned or sliding.
     expect(counters.maxInOneSecond).toBeLessThanOrEqual(26);
     expect(counters.maxInAnySlidingSecond).toBeLessThanOrEqual(26);
-    expect(counters.byOperation['lawsuits-summary']).toBeGreaterThanOrEqual(total);
+    expect(counters.byOperation['lawsuits-summary']).toBeGreaterThanOrEqual(total + bulk);
     console.log(
       `quota test: most calls in an aligned second ${counters.maxInOneSecond}, in any sliding second ${counters.maxInAnySlidingSecond} (limit 25); ${Date.now() - started} ms after the second instance joined`,
     );

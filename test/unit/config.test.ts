@@ -53,6 +53,12 @@ describe('loadConfig', () => {
     [{ VENDOR_CONNECTIONS: '2000' }, /^VENDOR_CONNECTIONS: /],
     // 0 would be no gate at all in memory, and a refused PX 0 in Redis (every webhook a 503).
     [{ WEBHOOK_FETCH_INTERVAL_MS: '0' }, /^WEBHOOK_FETCH_INTERVAL_MS: /],
+    [{ MEMORY_DEDUPE_MAX_ENTRIES: '999' }, /^MEMORY_DEDUPE_MAX_ENTRIES: /],
+    [{ MEMORY_DEDUPE_MAX_ENTRIES: 'many' }, /^MEMORY_DEDUPE_MAX_ENTRIES: /],
+    [
+      { MEMORY_DEDUPE_MAX_ENTRIES: '4000', REPLICA_WINDOW: '5000' },
+      /^MEMORY_DEDUPE_MAX_ENTRIES: must be at least REPLICA_WINDOW \(5000\)/,
+    ],
     [{ VENDOR_BASE_URL: 'https://api.vendor.example/?tenant=1' }, /^VENDOR_BASE_URL: must be an absolute/],
     [
       { VENDOR_API_KEY: 'secret-key\n' },
@@ -73,6 +79,7 @@ describe('loadConfig', () => {
       'HEAP_GROWTH_PERCENT',
       'MAX_JSON_DEPTH',
       'RESULT_MAX_BYTES',
+      'MEMORY_DEDUPE_MAX_ENTRIES',
     ] as const;
     const config = loadConfig({ ...base, ...Object.fromEntries(blank.map((name) => [name, ''])) });
     const defaults = loadConfig(base);

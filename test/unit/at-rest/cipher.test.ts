@@ -25,6 +25,19 @@ describe('DataCipher (AES-256-GCM at rest)', () => {
     expect(cipher.seal(plain, 'ctx').equals(cipher.seal(plain, 'ctx'))).toBe(false);
   });
 
+  it('gives every value its own IV, past any pooling of random bytes, and each opens', () => {
+    const cipher = new DataCipher([key('k1')], SETTING);
+    const plain = Buffer.from('{"cpf":"52998224725"}');
+    const ivs = new Set<string>();
+    for (let i = 0; i < 2_000; i++) {
+      const sealed = cipher.seal(plain, `ctx:${i}`);
+      // 0x00 0x01, id length, 'k1', then the 12-byte IV.
+      ivs.add(sealed.subarray(5, 17).toString('hex'));
+      expect(cipher.open(sealed, `ctx:${i}`).equals(plain)).toBe(true);
+    }
+    expect(ivs.size).toBe(2_000);
+  });
+
   it('refuses a tampered value, and one moved under another Redis key', () => {
     const cipher = new DataCipher([key('k1')], SETTING);
     const sealed = cipher.seal('{"status":"ok"}', 'key-a');

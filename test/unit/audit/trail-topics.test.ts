@@ -25,6 +25,39 @@ describe('topic selection', () => {
     ]);
   });
 
+  it('the requests kind reads both lanes; a named operation needs its interactive topic, not its bulk lane', () => {
+    const withBulk = new Set([...existing, 'p.requests.vehicle.bulk', 'p.requests.lawsuits-summary.bulk']);
+    expect(selectTopics(topics, { kinds: ['requests'] }, withBulk)).toEqual([
+      'p.requests.lawsuits-summary.bulk',
+      'p.requests.vehicle',
+      'p.requests.vehicle.bulk',
+    ]);
+    expect(selectTopics(topics, { kinds: ['requests'], operations: ['vehicle'] }, withBulk)).toEqual([
+      'p.requests.vehicle',
+      'p.requests.vehicle.bulk',
+    ]);
+    // A deployment from before the lanes: the interactive topic alone.
+    expect(selectTopics(topics, { kinds: ['requests'], operations: ['vehicle'] }, existing)).toEqual([
+      'p.requests.vehicle',
+    ]);
+  });
+
+  it('a request topic names its operation and lane; other topics name none', () => {
+    expect(topics.request('vehicle', 'bulk')).toBe('p.requests.vehicle.bulk');
+    expect(topics.laneOfRequestTopic('p.requests.vehicle.bulk')).toEqual({
+      operation: 'vehicle',
+      lane: 'bulk',
+    });
+    expect(topics.laneOfRequestTopic('p.requests.vehicle')).toEqual({
+      operation: 'vehicle',
+      lane: 'interactive',
+    });
+    expect(topics.operationOfRequestTopic('p.requests.vehicle-async.bulk')).toBe('vehicle-async');
+    expect(topics.laneOfRequestTopic('p.requests.nope.bulk')).toBeUndefined();
+    expect(topics.laneOfRequestTopic('p.results.vehicle')).toBeUndefined();
+    expect(topics.requestTopics()).toHaveLength(20);
+  });
+
   it('an unknown topic is an error naming it', () => {
     expect(() => selectTopics(topics, { names: ['nope'] }, existing)).toThrow('unknown topic: nope');
     expect(() =>

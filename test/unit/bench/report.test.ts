@@ -78,4 +78,17 @@ describe('summary', () => {
     expect(lines).toContain('  service/floor: {"throughput":1,"cpuPer1000":2.1}');
     expect(summary({ b: entry({}) })).not.toContain('floor');
   });
+
+  it('lists the one-instance mode after the service, and the service against it, when the run measured it', () => {
+    const withOneInstance = entry({
+      oneInstance: measured('one-instance', { cpuSecondsPer1000: 0.35, outcomesPerSecond: 1410 }),
+      oneInstanceRatios: { throughput: 0.79, cpuPer1000: 1.3 },
+    });
+    const lines = summary({ a: withOneInstance }).split('\n');
+    const line = lines.findIndex((l) => l.startsWith('  one-instance: '));
+    expect(lines[line - 1]).toMatch(/^ {2}service: /);
+    expect(lines[line]).toContain('1410 results/s, 0.35 CPU-ms/request');
+    expect(lines).toContain('  service/one-instance: {"throughput":0.79,"cpuPer1000":1.3}');
+    expect(summary({ a: entry({}) })).not.toContain('one-instance');
+  });
 });

@@ -16,7 +16,7 @@ function figures(paused: PausedPartition[] = []) {
     ) as Record<Operation, { ratePerSecond: number; maxConcurrent: number }>,
     breakerFor: () => breaker,
     paused: () => paused,
-    requestTopic: (op) => `verification.requests.${op}`,
+    requestTopic: (op, lane) => `verification.requests.${op}${lane === 'bulk' ? '.bulk' : ''}`,
     now: () => Date.parse('2026-11-24T10:00:00.000Z'),
   });
 }

@@ -27,7 +27,7 @@ function setup() {
   const control = new BreakerPauses({
     pauses,
     breakerFor: (op) => breakers.get(op) as CircuitBreaker,
-    topicOf: (op) => (op === 'vehicle' ? 't' : `other-${op}`),
+    topicsOf: (op) => [op === 'vehicle' ? 't' : `other-${op}`],
     partitionsOf: (topic) => (topic === 't' ? [0, 1] : []),
     logger: pino({ level: 'silent' }),
     probeIntervalMs: 500,

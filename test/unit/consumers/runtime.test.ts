@@ -191,7 +191,7 @@ describe('Runtime', () => {
     expect(log).toEqual([
       'producer connect',
       'connect',
-      `subscribe ${OPERATIONS.length}`,
+      `subscribe ${OPERATIONS.length * 2}`, // both lanes of every operation
       'commit 3 records, next 1@2 2@6, generation 1',
       'disconnect',
       'producer close',

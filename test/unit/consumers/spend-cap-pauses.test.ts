@@ -10,7 +10,7 @@ function setup(held: number[]) {
   const pauses = new PauseControl({ pause: () => undefined, resume: () => undefined });
   const caps = new SpendCapPauses({
     pauses,
-    topicOf: (operation) => `requests.${operation}`,
+    topicsOf: (operation) => [`requests.${operation}`],
     partitionsOf: () => held,
   });
   const pausedFor = (partition: number) => pauses.isPausedFor('requests.vehicle', partition, 'spend-cap');

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PartitionState } from '../../../src/consumers/partition-state.js';
 import { TakeWindow } from '../../../src/consumers/take-window.js';
+import type { Operation } from '../../../src/contract/operations.js';
 
 function held(count: number): PartitionState[] {
   return Array.from({ length: count }, (_, p) => new PartitionState('requests', p, 'lawsuits-summary'));
@@ -31,6 +32,31 @@ function takeBatch(window: TakeWindow, state: PartitionState, offered: number): 
 }
 
 describe('TakeWindow', () => {
+  it("holds a bulk lane's partitions to the lane's window, a fair share each once full, never the interactive ones", () => {
+    const bulk = Array.from({ length: 3 }, (_, p) => new PartitionState('r.bulk', p, 'lawsuits-summary'));
+    const interactive = new PartitionState('r', 0, 'lawsuits-summary');
+    const states = [...bulk, interactive];
+    const [a, b, c] = bulk as [PartitionState, PartitionState, PartitionState];
+    const window = new TakeWindow(
+      {
+        partitionWindow: 1000,
+        replicaWindow: 5000,
+        bulkWindow: { 'lawsuits-summary': 60 } as Record<Operation, number>,
+      },
+      () => states,
+      (state) => state.topic === 'r.bulk',
+    );
+    expect(takeBatch(window, a, 500)).toBe(60);
+    // Full: the others still take a fair share (60 / 3), so none is paused with nothing held.
+    expect(takeBatch(window, b, 500)).toBe(20);
+    expect(window.room(a)).toBe(0);
+    expect(window.resumable(a)).toBe(false);
+    expect(takeBatch(window, interactive, 2000)).toBe(1000);
+    commit(a, 60);
+    expect(window.resumable(a)).toBe(true);
+    expect(window.room(c)).toBe(40);
+  });
+
   it("lets a partition take up to its own window while the replica's has room", () => {
     const states = held(2);
     const [a] = states as [PartitionState];
@@ -122,7 +148,9 @@ describe('TakeWindow', () => {
         (partitions, partitionWindow, replicaWindow, holds) => {
           const states = held(partitions);
           const window = new TakeWindow({ partitionWindow, replicaWindow }, () => states);
-          states.forEach((state, i) => { take(state, Math.min(partitionWindow, holds[i % holds.length] ?? 0)); });
+          states.forEach((state, i) => {
+            take(state, Math.min(partitionWindow, holds[i % holds.length] ?? 0));
+          });
           const [first] = states as [PartitionState];
           commit(first, first.tracker.size);
           expect(window.resumable(first)).toBe(true);

@@ -35,12 +35,14 @@ describe('schemas/asyncapi.yaml', () => {
     const errors = diagnostics.filter((d) => String(d.severity) === '0');
     expect(errors.map((d) => `${d.path.join('.')}: ${d.message}`)).toEqual([]);
     expect(document?.version()).toBe('3.0.0');
-    expect(document?.channels().length).toBe(OPERATIONS.length * 2 + 3);
+    // Per operation: the interactive and bulk request lanes and the results.
+    expect(document?.channels().length).toBe(OPERATIONS.length * 3 + 3);
     const actions = document
       ?.operations()
       .all()
       .map((op) => `${op.action()} ${op.channels().all()[0]?.address() ?? ''}`);
     expect(actions).toContain('receive {prefix}.requests.vehicle');
+    expect(actions).toContain('receive {prefix}.requests.vehicle.bulk');
     expect(actions).toContain('send {prefix}.errors');
     expect(actions).toContain('send {prefix}.events.vehicle-search');
     expect(actions).toContain('send {prefix}.audit');

@@ -22,8 +22,13 @@ describe('schemas/*.json', () => {
 
   it('cover every topic of the contract, the registry-framed ones keyed by their name under a prefix', () => {
     const byTopic = jsonSchemasByTopic('p');
-    expect(byTopic.size).toBe(OPERATIONS.length * 2 + 2);
+    // Per operation: the two request lanes and the results.
+    expect(byTopic.size).toBe(OPERATIONS.length * 3 + 2);
     expect(byTopic.has('p.requests.vehicle-async')).toBe(true);
+    // The bulk lane carries the same request: the same schema but for its title.
+    const { title: _bulkTitle, ...bulk } = byTopic.get('p.requests.vehicle-async.bulk') ?? {};
+    const { title: _title, ...interactive } = byTopic.get('p.requests.vehicle-async') ?? {};
+    expect(bulk).toEqual(interactive);
     expect(byTopic.has('p.events.vehicle-search')).toBe(true);
     // The console's audit topic is plain JSON: in schemas/, never registered.
     expect(generated.has('audit')).toBe(true);

@@ -7,7 +7,7 @@ import { SlotMissedError } from '../limits/errors.js';
 import type { OperationLimiter } from '../limits/types.js';
 import { isProducerFenced, type TransactionalProducer } from '../consumers/transactional-producer.js';
 import type { EventPublisher } from '../webhooks/event-publisher.js';
-import type { ServiceMetrics } from './metrics.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
 
 /**
  * Decorators that measure the service's parts from the outside, so that the parts themselves
@@ -35,7 +35,7 @@ export function instrumentLimiter(
         // fn runs again when its request would have left too late for its slot: still one call.
         if (slot.renewals === 0) {
           metrics.limiterWait(operation, seconds(queuedAt));
-          metrics.callStarted(operation);
+          metrics.callStarted(operation, options?.lane);
         }
         return fn(slot);
       }, options);

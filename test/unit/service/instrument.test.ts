@@ -5,11 +5,7 @@ import { AppError } from '../../../src/errors.js';
 import { SlotMissedError } from '../../../src/limits/errors.js';
 import type { Handler, Handlers } from '../../../src/handlers/types.js';
 import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
-import {
-  instrumentHandlers,
-  instrumentProducer,
-  watchBreaker,
-} from '../../../src/observability/instrument.js';
+import { instrumentHandlers, instrumentProducer, watchBreaker } from '../../../src/service/instrument.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import type { TransactionalProducer } from '../../../src/consumers/transactional-producer.js';
 

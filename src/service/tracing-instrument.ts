@@ -4,7 +4,7 @@ import type { ScheduleLimiter, ScheduleOptions, Slot } from '../limits/types.js'
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { toAppError } from '../errors.js';
 import type { Handler, Handlers } from '../handlers/types.js';
-import type { Tracing } from './tracing.js';
+import type { Tracing } from '../observability/tracing.js';
 
 /**
  * Child spans of a request's span, made by decorators like the metrics ones: decoding and
