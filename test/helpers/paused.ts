@@ -12,16 +12,3 @@ export async function windowPaused(adminPort: number, topic: string): Promise<bo
   const prefix = `verification_partitions_paused{topic="${topic}",reason="window"} `;
   return text.split('\n').some((line) => line.startsWith(prefix) && Number(line.slice(prefix.length)) > 0);
 }
-
-/** Polls `condition` until it holds, or fails naming `what` after `timeoutMs`. */
-export async function waitUntil(
-  condition: () => Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -13,9 +13,10 @@ import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
 import { freePort } from '../helpers/free-port.js';
-import { waitUntil, windowPaused } from '../helpers/paused.js';
+import { windowPaused } from '../helpers/paused.js';
 import { billedTwice, expectExactlyOneOutcomeEach, publish, summaryRequests } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
+import { until } from '../helpers/wait.js';
 
 const stack = useTestKafka();
 
@@ -69,7 +70,7 @@ describe('rolling restarts with vendor calls in flight', () => {
     const bulkAnswered = (): number =>
       [...collector.outcomesByRequest().keys()].filter((id) => id.startsWith('rollbulk-')).length;
     // The bulk lane is full and paused on the first replica when it leaves, mid-backlog.
-    await waitUntil(() => windowPaused(firstAdminPort, bulkTopic), 60_000, 'a full bulk lane');
+    await until('a full bulk lane', () => windowPaused(firstAdminPort, bulkTopic), { timeoutMs: 60_000 });
     // Rolling restart of the first: it leaves (SIGTERM drains), comes back, and takes partitions
     // from the second while that one has calls under way.
     expect(await stopGracefully(first)).toBe(0);
@@ -77,11 +78,9 @@ describe('rolling restarts with vendor calls in flight', () => {
     expect(bulkAtStop).toBeLessThan(bulk);
     await stack.spawn(env);
     // Back, it fills its bulk lane again and pauses it while the backlog lasts.
-    await waitUntil(
-      () => windowPaused(firstAdminPort, bulkTopic),
-      60_000,
-      'a full bulk lane after the restart',
-    );
+    await until('a full bulk lane after the restart', () => windowPaused(firstAdminPort, bulkTopic), {
+      timeoutMs: 60_000,
+    });
     await collector.waitFor(
       () => collector.outcomesByRequest().size >= total + bulk,
       180_000,

@@ -13,8 +13,9 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
 import { expectExactlyOneOutcomeEach, publish, summaryRequests } from '../helpers/service.js';
-import { waitUntil, windowPaused } from '../helpers/paused.js';
+import { windowPaused } from '../helpers/paused.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
+import { until } from '../helpers/wait.js';
 
 const stack = useTestKafka();
 
@@ -69,7 +70,9 @@ describe('a replica stopped past its session timeout, then continued', () => {
     await collector.waitFor(() => collector.results().length >= 40, 60_000, 'the first results');
     expect(await committedTransactions(adminPort)).toBeGreaterThan(0);
     // The zombie's bulk lane is full and paused when it stops, mid-backlog.
-    await waitUntil(() => windowPaused(adminPort, bulkTopic), 60_000, "the zombie's full bulk lane");
+    await until("the zombie's full bulk lane", () => windowPaused(adminPort, bulkTopic), {
+      timeoutMs: 60_000,
+    });
 
     zombie.kill('SIGSTOP');
     const bulkAtStop = [...collector.outcomesByRequest().keys()].filter((id) =>
@@ -103,5 +106,5 @@ describe('a replica stopped past its session timeout, then continued', () => {
     console.log(
       `zombie: ${ZOMBIE_HANDLED.filter((line) => zombieLog.includes(line)).join('; ')}; ${committedAtStop} transactions committed before the stop; ${bulkAtStop} of ${bulk} bulk answered at the stop`,
     );
-  });
+  }, 240_000);
 });
