@@ -5,23 +5,40 @@
  * producer that takes over the process's transactional id while requests are in flight (as a
  * transaction timed out by the broker does too): the service replaces its producer, commits
  * what it had again, and every request is answered exactly once.
+ *
+ * Both lanes (issue 41): a bulk backlog, its partition paused by a small LANE_BULK_QUEUE, is
+ * held uncommitted at the fence too, and is answered exactly once as well.
  */
 import { Partitioners } from 'kafkajs';
-import { describe, it } from 'vitest';
-import { expectExactlyOneOutcomeEach } from '../helpers/service.js';
+import { describe, expect, it } from 'vitest';
+import { topicNames } from '../../src/contract/operations.js';
+import { windowPaused } from '../helpers/paused.js';
+import { expectExactlyOneOutcomeEach, publish, summaryRequests } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
+import { until } from '../helpers/wait.js';
 
 const { kafka, start } = useTestKafka();
 
 describe('a process whose transactional producer is fenced while it holds uncommitted work', () => {
   it('commits that work again with a new producer, so every request is answered once', async () => {
-    const { collector, publishSummaries } = await start('fenced', {
+    const { collector, publishSummaries, prefix, service } = await start('fenced', {
       knobs: { latencyMeanMs: 400, latencyJitterMs: 0 },
-      env: { TOPIC_PARTITIONS: '1', KAFKA_TRANSACTIONAL_ID: 'fenced-test.replica-1' },
+      env: {
+        TOPIC_PARTITIONS: '1',
+        KAFKA_TRANSACTIONAL_ID: 'fenced-test.replica-1',
+        LANE_BULK_QUEUE: '3',
+      },
     });
     const total = 60;
+    const bulk = 40;
+    const bulkTopic = topicNames(prefix).request('lawsuits-summary', 'bulk');
+    await publish(kafka, bulkTopic, summaryRequests('fencedbulk', bulk, 6000));
     await publishSummaries('fenced', total, 5000);
     await collector.waitFor(() => collector.results().length >= 5, 60_000, 'the first results');
+    // The bulk lane is full (its partition paused) and holds uncommitted requests at the fence.
+    await until('a full bulk lane', () => windowPaused(service.adminPort, bulkTopic), {
+      timeoutMs: 60_000,
+    });
     // Another producer with the process's transactional id: the service's producer is fenced
     // at its next transaction, with later requests taken and not yet committed.
     const intruder = kafka.producer({
@@ -34,6 +51,17 @@ describe('a process whose transactional producer is fenced while it holds uncomm
     const transaction = await intruder.transaction();
     await transaction.abort();
     await intruder.disconnect();
-    await expectExactlyOneOutcomeEach(collector, 'fenced', total, 60_000);
+    const bulkAtFence = [...collector.outcomesByRequest().keys()].filter((id) =>
+      id.startsWith('fencedbulk-'),
+    ).length;
+    expect(bulkAtFence).toBeLessThan(bulk);
+    await collector.waitFor(
+      () => collector.outcomesByRequest().size >= total + bulk,
+      90_000,
+      'every outcome of both lanes',
+    );
+    await expectExactlyOneOutcomeEach(collector, 'fenced', total, 10_000);
+    await expectExactlyOneOutcomeEach(collector, 'fencedbulk', bulk, 10_000);
+    console.log(`fenced: ${bulkAtFence} of ${bulk} bulk requests answered at the fence`);
   });
 });
