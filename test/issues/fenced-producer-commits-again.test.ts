@@ -36,9 +36,7 @@ describe('a process whose transactional producer is fenced while it holds uncomm
     await publishSummaries('fenced', total, 5000);
     await collector.waitFor(() => collector.results().length >= 5, 60_000, 'the first results');
     // The bulk lane is full (its partition paused) and holds uncommitted requests at the fence.
-    await until('a full bulk lane', () => windowPaused(service.adminPort, bulkTopic), {
-      timeoutMs: 60_000,
-    });
+    await until('a full bulk lane', () => windowPaused(service.adminPort, bulkTopic));
     // Another producer with the process's transactional id: the service's producer is fenced
     // at its next transaction, with later requests taken and not yet committed.
     const intruder = kafka.producer({

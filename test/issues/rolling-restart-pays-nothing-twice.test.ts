@@ -70,7 +70,7 @@ describe('rolling restarts with vendor calls in flight', () => {
     const bulkAnswered = (): number =>
       [...collector.outcomesByRequest().keys()].filter((id) => id.startsWith('rollbulk-')).length;
     // The bulk lane is full and paused on the first replica when it leaves, mid-backlog.
-    await until('a full bulk lane', () => windowPaused(firstAdminPort, bulkTopic), { timeoutMs: 60_000 });
+    await until('a full bulk lane', () => windowPaused(firstAdminPort, bulkTopic));
     // Rolling restart of the first: it leaves (SIGTERM drains), comes back, and takes partitions
     // from the second while that one has calls under way.
     expect(await stopGracefully(first)).toBe(0);
@@ -78,9 +78,7 @@ describe('rolling restarts with vendor calls in flight', () => {
     expect(bulkAtStop).toBeLessThan(bulk);
     await stack.spawn(env);
     // Back, it fills its bulk lane again and pauses it while the backlog lasts.
-    await until('a full bulk lane after the restart', () => windowPaused(firstAdminPort, bulkTopic), {
-      timeoutMs: 60_000,
-    });
+    await until('a full bulk lane after the restart', () => windowPaused(firstAdminPort, bulkTopic));
     await collector.waitFor(
       () => collector.outcomesByRequest().size >= total + bulk,
       180_000,
