@@ -213,7 +213,7 @@ describe('the status page and the lanes (issue 41)', () => {
     const page = await browser.newPage();
     await logIn(page, READ_TOKEN);
     const row = (lane: string): ReturnType<Page['locator']> =>
-      page.locator(`#lanes tr[data-operation="lawsuits-summary"][data-lane="${lane}"]`);
+      page.locator(`#lanes tr[data-lane-of="lawsuits-summary"][data-lane="${lane}"]`);
     const number = async (cell: ReturnType<Page['locator']>): Promise<number> =>
       Number.parseFloat((await cell.textContent()) ?? '');
     await expect.poll(() => row('bulk').locator('td.queued').textContent()).toBe('0');
@@ -225,7 +225,7 @@ describe('the status page and the lanes (issue 41)', () => {
     await expect
       .poll(async () => (await row('bulk').locator('td.oldest').textContent()) ?? '', { timeout: 30_000 })
       .toMatch(/^(?!0\.0 )\d+\.\d s$/);
-    await expect.poll(() => number(row('bulk').locator('td.rate')), { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect.poll(() => number(row('bulk').locator('td.calls')), { timeout: 30_000 }).toBeGreaterThan(0);
     // The interactive lane has its own row, with nothing of its own waiting.
     expect(await row('interactive').locator('td').allTextContents()).toEqual([
       'lawsuits-summary',

@@ -86,11 +86,12 @@
     data.operations.forEach(function (o) {
       (o.lanes || []).forEach(function (l) {
         var tr = document.createElement('tr');
-        tr.dataset.operation = o.operation;
+        // Not data-operation: a lookup of an operation's status row finds that row only.
+        tr.dataset.laneOf = o.operation;
         tr.dataset.lane = l.lane;
         tr.appendChild(cell(o.operation));
         tr.appendChild(cell(l.lane));
-        tr.appendChild(cell(l.callsPerSecond.toFixed(1), 'rate'));
+        tr.appendChild(cell(l.callsPerSecond.toFixed(1), 'calls'));
         tr.appendChild(cell(String(l.queued), 'queued'));
         tr.appendChild(cell(l.queued === 0 ? '—' : l.oldestWaitSeconds.toFixed(1) + ' s', 'oldest'));
         body.appendChild(tr);
