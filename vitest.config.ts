@@ -12,6 +12,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          // A ceiling for a hung test, not a speed bound: the property tests (fast-check) take
+          // 1-2 s alone and 6-15 s with both cores busy, past vitest's default 5 s.
+          testTimeout: 60_000,
           // Projects with different worker settings need distinct group orders; unit runs first.
           sequence: { groupOrder: 0 },
         },

@@ -8,7 +8,7 @@ import { ERROR_KINDS, isErrorKind } from '../errors.js';
 import { actorOf, requireOperator, roleOf } from './auth.js';
 import type { ConsoleDeps } from './index.js';
 import { page } from './index.js';
-import { maskKey, maskValue } from './mask.js';
+import { maskKey, maskValue } from '../audit/mask.js';
 import { QUERY_FIELDS, queryString, readQuery, toCriteria, type DeadLetterQuery } from './query.js';
 
 /**

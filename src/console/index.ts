@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ConsoleTokens } from '../config.js';
 import type { AuditContext } from '../audit/scan.js';
-import type { AuditLog } from './audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import {
   SESSION_COOKIE,
   SESSION_TTL_MS,

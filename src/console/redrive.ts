@@ -11,7 +11,7 @@ import { isOperation } from '../contract/operations.js';
 import { isErrorKind } from '../errors.js';
 import { actorOf, requireOperator, roleOf, type Identity } from './auth.js';
 import { failed } from './dead-letters.js';
-import { maskKey } from './mask.js';
+import { maskKey } from '../audit/mask.js';
 import { HeldPlans } from './redrive-plans.js';
 import type { ConsoleDeps } from './index.js';
 import { page } from './index.js';

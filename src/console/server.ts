@@ -6,7 +6,7 @@ import type { AuditConfig, Config, ConsoleTokens } from '../config.js';
 import { openClients, type AuditClients } from '../audit/clients.js';
 import { noProgress } from '../audit/progress.js';
 import { topicNames } from '../contract/operations.js';
-import { kafkaAuditLog } from './audit-log.js';
+import { kafkaAuditLog } from '../audit/audit-log.js';
 import { consumerLag } from './lag.js';
 import { localStatusSource, redisStatusSource, startHeartbeat } from './heartbeat.js';
 import { registerConsole } from './index.js';

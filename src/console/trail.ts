@@ -7,7 +7,7 @@ import { member } from '../audit/records.js';
 import { failed } from './dead-letters.js';
 import type { ConsoleDeps } from './index.js';
 import { page } from './index.js';
-import { maskKey, maskValue } from './mask.js';
+import { maskKey, maskValue } from '../audit/mask.js';
 
 /** One request across the topics in time order: `replay --request-id`, as a timeline. */
 export function registerTrail(scope: FastifyInstance, deps: ConsoleDeps): void {

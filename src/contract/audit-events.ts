@@ -6,7 +6,7 @@ import { OPERATIONS } from './operations.js';
  * The audit events on `<prefix>.audit`: every reveal, dead-letter search by key and redrive,
  * from the operator console or the `redrive` command, by whom (the console token's name or
  * the command's user, never a token), in which role, what, when and how many. Plain JSON (not framed by the registry), key = the action. The
- * console builds each event through this schema (src/console/audit-log.ts), and
+ * console builds each event through this schema (src/audit/audit-log.ts), and
  * schemas/audit.json and the AsyncAPI channel are generated from it, so the three cannot drift.
  *
  * Never personal data: dead letters are named by their coordinates, a key filter only by its

@@ -1,6 +1,5 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Lane, Operation } from '../contract/operations.js';
-import type { LaneFigures } from '../limits/lane-gate.js';
 import { watchConsumerLag, type LagWatchDeps } from './consumer-lag.js';
 import { metricFactory, type MetricFactory } from './metric-factory.js';
 import { laneGauges, operationGauges, runtimeGauges, webhookGauges } from './metric-gauges.js';
@@ -19,6 +18,14 @@ import type { FramingMismatchKind } from '../producers/value-codec.js';
  * id, a key, a tax id or a URL. Gauges of state held elsewhere (the runtime, the limiters,
  * the breakers, the pending searches) are read at scrape time from the sources attached.
  */
+/** One lane's waiting calls, as a limiter reports them (structurally the limiter's own figures). */
+export interface LaneFigures {
+  /** Calls accepted and not yet holding a quota slot. */
+  queued: number;
+  /** Milliseconds the oldest of them has waited (0 when none). */
+  oldestWaitMs: number;
+}
+
 export interface MetricSources {
   runtime?: { stats(): RuntimeFigures };
   limiters?: Record<

@@ -2,7 +2,7 @@
  * Field names that hold personal data (tax ids, names, birth dates, images, plates, addresses,
  * contacts) in requests, vendor answers and dead letters, lower-cased. The logger redacts them
  * at any depth (logger.ts); the console masks them until an operator reveals them
- * (console/mask.ts).
+ * (audit/mask.ts).
  */
 export const PERSONAL_FIELDS: ReadonlySet<string> = new Set(
   [

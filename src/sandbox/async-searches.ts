@@ -29,7 +29,8 @@ export interface AsyncSearchDeps {
 
 export class AsyncSearchStore {
   private readonly searches = new Map<string, AsyncSearchRecord>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Each pending search's timer, with what ends it. */
+  private readonly timers = new Map<NodeJS.Timeout, () => void>();
 
   constructor(private readonly deps: AsyncSearchDeps) {}
 
@@ -53,12 +54,29 @@ export class AsyncSearchStore {
       const oldest = this.searches.keys().next();
       if (oldest.done !== true) this.searches.delete(oldest.value);
     }
+    const finish = (): void => {
+      this.complete(record, target);
+    };
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.complete(record, target);
+      finish();
     }, this.deps.knobs.asyncDelayMs);
-    this.timers.add(timer);
+    this.timers.set(timer, finish);
     return record;
+  }
+
+  /**
+   * Ends every pending search now, as if its delay had run out (webhooks sent as usual), and
+   * returns how many: a test decides when the vendor finishes instead of racing a delay.
+   */
+  finishPending(): number {
+    const pending = [...this.timers];
+    this.timers.clear();
+    for (const [timer, finish] of pending) {
+      clearTimeout(timer);
+      finish();
+    }
+    return pending.length;
   }
 
   get(requestId: string): AsyncSearchRecord | undefined {
@@ -67,7 +85,7 @@ export class AsyncSearchStore {
 
   /** Forgets every search and cancels pending completions (their webhooks are never sent). */
   clear(): void {
-    for (const timer of this.timers) clearTimeout(timer);
+    for (const timer of this.timers.keys()) clearTimeout(timer);
     this.timers.clear();
     this.searches.clear();
   }

@@ -42,6 +42,11 @@ export interface Sandbox {
   reset(): void;
   /** Resolves when every webhook delivery started so far has finished. */
   webhooksIdle(): Promise<void>;
+  /**
+   * Ends every pending async search now, webhooks sent as usual; returns how many. With a long
+   * asyncDelayMs, a test decides when the vendor finishes instead of racing the delay.
+   */
+  finishAsyncSearches(): number;
   close(): Promise<void>;
 }
 
@@ -143,6 +148,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     counters: () => counters.snapshot(),
     reset,
     webhooksIdle: () => webhooks.idle(),
+    finishAsyncSearches: () => asyncSearches.finishPending(),
     async close() {
       holds.clear();
       asyncSearches.clear();

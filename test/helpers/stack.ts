@@ -8,7 +8,7 @@
  *   await createTopic(admin, topic, 3);
  */
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type Admin, type KafkaConfig } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type KafkaConfig, type Producer, type ProducerConfig } from 'kafkajs';
 import type { SecureKafka } from './secure-listener.js';
 import { ensureTopics } from '../../src/producers/topic-setup.js';
 
@@ -52,6 +52,17 @@ export function kafkaClient(brokers: string, overrides: Partial<KafkaConfig> = {
     retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 2_000 },
     ...overrides,
   });
+}
+
+/**
+ * The producer for a test that counts what it wrote: idempotent, one request in flight. kafkajs
+ * retries a send whole when it did not see it succeed (a timeout on a loaded broker, a lost
+ * connection), also after the broker appended it; without idempotence the retry appends the
+ * batch again and a reader counts it twice (fetch-bounds read 450 records a partition where it
+ * wrote 400 on a loaded machine). The broker drops such a retry by its sequence number.
+ */
+export function idempotentProducer(kafka: Kafka, config: ProducerConfig = {}): Producer {
+  return kafka.producer({ ...config, idempotent: true, maxInFlightRequests: 1 });
 }
 
 /** Creates a topic (replication factor 1) and waits until every partition has a leader. */

@@ -20,6 +20,7 @@ import {
   type Received,
 } from '../helpers/service.js';
 import { useTestKafka, type Started } from '../helpers/test-kafka.js';
+import { HUNG_MS } from '../helpers/wait.js';
 
 const READ_TOKEN = 'read-only-token-0123456789';
 const OPERATOR_TOKEN = 'operator-token-0123456789';
@@ -67,6 +68,8 @@ beforeAll(async () => {
       '--disable-sync',
     ],
   });
+  // Playwright's own 30 s per action and navigation is a loaded machine's normal: a ceiling only.
+  browser.setDefaultTimeout(HUNG_MS);
   stack.onCleanup(() => browser.close());
 });
 
@@ -95,7 +98,7 @@ async function readAll(
         return Promise.resolve();
       },
     });
-    await expect.poll(() => seen.length >= count && enough(seen), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => seen.length >= count && enough(seen), { timeout: HUNG_MS }).toBe(true);
     return seen.sort((a, b) => String(a.at).localeCompare(String(b.at)));
   } finally {
     await consumer.disconnect();
@@ -128,10 +131,10 @@ describe('the console in a browser', () => {
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     })();
-    await expect.poll(() => rate.textContent(), { timeout: 30_000 }).not.toMatch(/^0\.0 /);
+    await expect.poll(() => rate.textContent(), { timeout: HUNG_MS }).not.toMatch(/^0\.0 /);
     await flow;
     const hour = page.locator('tr[data-operation="lawsuits-summary"] td.hour');
-    await expect.poll(() => hour.textContent(), { timeout: 30_000 }).toMatch(/^80 \//);
+    await expect.poll(() => hour.textContent(), { timeout: HUNG_MS }).toMatch(/^80 \//);
     await page.screenshot({ path: join(SHOTS, '2-status-moving.png'), fullPage: true });
 
     // Three dead letters: the vendor fails while they are tried.
@@ -142,7 +145,7 @@ describe('the console in a browser', () => {
       names.request('lawsuits-summary'),
       failing.map((r) => ({ key: r.params.taxId, value: r })),
     );
-    await collector.waitFor(() => collector.errors().length === 3, 30_000, 'three dead letters');
+    await collector.waitFor(() => collector.errors().length === 3, HUNG_MS, 'three dead letters');
     sandbox.setKnobs({ errorRate: 0 });
 
     await page.goto(`${base}/console/dead-letters`);
@@ -173,7 +176,7 @@ describe('the console in a browser', () => {
     await expect.poll(() => page.locator('#would').textContent()).toBe('2');
     await page.screenshot({ path: join(SHOTS, '6-redrive-dry-run.png'), fullPage: true });
     await page.click('#confirm');
-    await expect.poll(() => page.locator('#job-state').textContent(), { timeout: 60_000 }).toBe('done');
+    await expect.poll(() => page.locator('#job-state').textContent(), { timeout: HUNG_MS }).toBe('done');
     await expect.poll(() => page.locator('li.job-line').count()).toBe(2);
     // The progress the page polls carries each line's message key, masked like any key.
     const progressUrl = await page.locator('#job').getAttribute('data-progress');
@@ -186,7 +189,7 @@ describe('the console in a browser', () => {
     await page.screenshot({ path: join(SHOTS, '7-redrive-done.png'), fullPage: true });
     await collector.waitFor(
       () => collector.results().filter((r) => /console-90[12]/.test(JSON.stringify(r.value))).length === 2,
-      30_000,
+      HUNG_MS,
       'the two redriven results',
     );
     await page.click(`li.job-line a:has-text("${failing[1]?.requestId ?? ''}")`);
@@ -205,7 +208,7 @@ describe('the console in a browser', () => {
     const text = JSON.stringify(audit);
     expect(text).not.toContain(MARIA_TOKEN);
     for (const r of failing) expect(text).not.toContain(r.params.taxId);
-  });
+  }, 600_000);
 });
 
 describe('the status page and the lanes (issue 41)', () => {
@@ -255,7 +258,7 @@ describe('a redrive confirmed from a filter', () => {
     );
     const ours = (): Received[] =>
       collector.errors().filter((e) => failing.some((r) => r.requestId === e.value.requestId));
-    await collector.waitFor(() => ours().length === 2, 30_000, 'two dead letters');
+    await collector.waitFor(() => ours().length === 2, HUNG_MS, 'two dead letters');
     sandbox.setKnobs({ errorRate: 0 });
 
     const page = await browser.newPage();
@@ -283,7 +286,7 @@ describe('a redrive confirmed from a filter', () => {
     ]);
     await collector.waitFor(
       () => collector.errors().some((e) => e.value.requestId === late.requestId),
-      30_000,
+      HUNG_MS,
       'the late dead letter readable',
     );
 
@@ -292,7 +295,7 @@ describe('a redrive confirmed from a filter', () => {
       plan: await page.locator('input[name=plan]').inputValue(),
     };
     await page.click('#confirm');
-    await expect.poll(() => page.locator('#job-state').textContent(), { timeout: 60_000 }).toBe('done');
+    await expect.poll(() => page.locator('#job-state').textContent(), { timeout: HUNG_MS }).toBe('done');
     const sent = await page.locator('li.job-line').allTextContents();
     expect(sent).toHaveLength(2);
     expect(sent.join(' ')).not.toContain(late.requestId);
@@ -304,7 +307,7 @@ describe('a redrive confirmed from a filter', () => {
     expect(again.status()).toBe(409);
     expect(await again.text()).toContain('not held any more');
     await page.close();
-  });
+  }, 600_000);
 });
 
 describe('console refusals', () => {

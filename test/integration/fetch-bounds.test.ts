@@ -5,7 +5,7 @@
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FETCH_SETTINGS } from '../../src/consumers/runtime.js';
-import { createTopic, kafkaClient, randomName } from '../helpers/stack.js';
+import { createTopic, idempotentProducer, kafkaClient, randomName } from '../helpers/stack.js';
 
 const PARTITIONS = 12;
 /** 400 records of 1 KiB a partition: 12 partitions hold about three times one fetch's bound. */
@@ -38,7 +38,7 @@ describe('the runtime fetch settings', () => {
   it('bound each fetch to maxBytes at any partition count and still read every partition', async () => {
     const topic = randomName('it-fetch-bounds');
     await createTopic(await opened(kafka.admin()), topic, PARTITIONS);
-    const producer = await opened(kafka.producer());
+    const producer = await opened(idempotentProducer(kafka));
     // Small record batches (50 records), so no batch is returned past a bound (KIP-74).
     for (let from = 0; from < RECORDS_PER_PARTITION; from += 50) {
       await producer.send({

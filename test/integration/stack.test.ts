@@ -45,8 +45,14 @@ afterAll(async () => {
   await admin.disconnect();
 });
 
+/** Idempotent unless told otherwise: the tests count what they wrote (a retried send is kept once). */
 async function producer(config: ProducerConfig = {}): Promise<Producer> {
-  const p = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, ...config });
+  const p = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    ...config,
+  });
   opened.push(p);
   await p.connect();
   return p;

@@ -4,7 +4,7 @@
  */
 import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTopic, kafkaClient, randomName } from '../helpers/stack.js';
+import { createTopic, idempotentProducer, kafkaClient, randomName } from '../helpers/stack.js';
 
 let admin: Admin;
 let producer: Producer;
@@ -12,7 +12,7 @@ let producer: Producer;
 beforeAll(async () => {
   const kafka = kafkaClient(inject('kafkaBrokers'));
   admin = kafka.admin();
-  producer = kafka.producer();
+  producer = idempotentProducer(kafka);
   await Promise.all([admin.connect(), producer.connect()]);
 });
 

@@ -11,6 +11,7 @@ import { isRefusedMember } from '../../src/consumers/transactional-producer.js';
 import { stableCommittedOffset } from '../../src/consumers/partitions.js';
 import { createTopic } from '../helpers/stack.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
+import { until } from '../helpers/wait.js';
 
 const { kafka, admin, onCleanup } = useTestKafka();
 
@@ -27,25 +28,9 @@ async function member(groupId: string, topic: string, joins: Join[]): Promise<Co
   return consumer;
 }
 
-async function until<T>(what: string, read: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** The stable committed offset once no transaction holds it (undefined until then). */
-async function settledOffset(read: () => Promise<string | undefined>): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const offset = await read();
-    if (offset !== undefined) return offset;
-    if (Date.now() > deadline) throw new Error('the offset stayed held by a transaction');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function settledOffset(read: () => Promise<string | undefined>): Promise<string> {
+  return until('the offset no transaction holds', read);
 }
 
 describe('a transaction committing offsets for a group member (KIP-447)', () => {

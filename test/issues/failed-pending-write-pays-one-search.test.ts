@@ -9,18 +9,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { Redis } from 'ioredis';
-import type { Consumer, Kafka, Producer } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { startService, type Service } from '../../src/main.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { isFramed } from '../../src/producers/value-codec.js';
 import { redisPendingStore } from '../../src/webhooks/index.js';
 import { createSandbox, plateFor, type Sandbox } from '../../src/sandbox/index.js';
 import { atRestEnv } from '../helpers/at-rest-keys.js';
 import { freePort } from '../helpers/free-port.js';
-import { kafkaClient, randomName } from '../helpers/stack.js';
+import { readCommitted } from '../helpers/committed-reader.js';
+import { idempotentProducer, kafkaClient, randomName } from '../helpers/stack.js';
+import { until } from '../helpers/wait.js';
 
 const API_KEY = 'sandbox-key';
 
@@ -30,18 +31,6 @@ let redis: Redis;
 let kafka: Kafka;
 let producer: Producer;
 const cleanups: (() => Promise<unknown>)[] = [];
-
-async function until(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 60_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 beforeAll(async () => {
   const port = await freePort();
@@ -53,19 +42,13 @@ beforeAll(async () => {
     },
   );
   redisUrl = `redis://127.0.0.1:${port}`;
-  redis = new Redis(redisUrl, { lazyConnect: true, retryStrategy: () => 50 });
+  // Reconnects every 50 ms until redis-server listens. (Calling connect() in a loop hung when
+  // the first call came before it listened: every later call threw 'already connecting'.)
+  redis = new Redis(redisUrl, { retryStrategy: () => 50 });
   redis.on('error', () => undefined); // refused until redis-server listens
-  await until('redis-server', async () => {
-    try {
-      await redis.connect();
-      await redis.ping();
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  await until('redis-server', () => redis.status === 'ready');
   kafka = kafkaClient(inject('kafkaBrokers'));
-  producer = kafka.producer();
+  producer = idempotentProducer(kafka);
   await producer.connect();
 });
 
@@ -84,22 +67,8 @@ interface Result {
   response?: { id?: string };
 }
 
-async function readResults(topic: string): Promise<Result[]> {
-  const consumer: Consumer = kafka.consumer({ groupId: randomName('n2-reader'), readUncommitted: false });
-  cleanups.push(() => consumer.disconnect());
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  const results: Result[] = [];
-  await consumer.run({
-    eachMessage: ({ message }) => {
-      if (message.value) {
-        const framed = isFramed(message.value);
-        results.push(JSON.parse(message.value.subarray(framed ? 5 : 0).toString('utf8')) as Result);
-      }
-      return Promise.resolve();
-    },
-  });
-  return results;
+function readResults(topic: string): Promise<Result[]> {
+  return readCommitted(kafka, topic, cleanups, ({ body }) => body as Result);
 }
 
 describe('a failed pending-search write (issue 39, N2)', () => {

@@ -6,6 +6,7 @@ import { startHeartbeat } from '../../src/console/heartbeat.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { checkRedis, createRedisClient, redisReady } from '../../src/observability/redis-client.js';
 import { freePort } from '../helpers/free-port.js';
+import { until } from '../helpers/wait.js';
 
 // This file's own redis-server (never the shared one): it is filled up and killed.
 let server: ChildProcess;
@@ -18,11 +19,6 @@ function capture() {
   return { logger: createLogger({ level: 'debug', destination: stream }), text: () => text };
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await sleep(25);
-  expect(condition()).toBe(true);
-}
-
 beforeAll(async () => {
   port = await freePort();
   server = spawn(
@@ -31,7 +27,7 @@ beforeAll(async () => {
     { stdio: 'ignore' },
   );
   const probe = createRedisClient(`redis://127.0.0.1:${port}`, capture().logger);
-  await until(() => redisReady(probe));
+  await until("this file's redis-server", () => redisReady(probe));
   probe.disconnect();
 });
 
@@ -92,7 +88,7 @@ describe('Redis faults (issue 14, case 8)', () => {
         logger.warn({ err: error }, 'heartbeat failed');
       },
     );
-    await until(() => failed.length > 0);
+    await until('a failed heartbeat', () => failed.length > 0);
     await stop();
     await sleep(20);
     expect(text()).toContain('heartbeat failed');
@@ -113,8 +109,8 @@ describe('Redis faults (issue 14, case 8)', () => {
     expect(redisReady(redis)).toBe(true);
     expect(redis.listenerCount('error')).toBeGreaterThan(0);
     server.kill('SIGKILL');
-    await until(() => !redisReady(redis));
-    await until(() => text().includes('redis error'));
+    await until('readiness off', () => !redisReady(redis));
+    await until('the logged redis error', () => text().includes('redis error'));
     redis.disconnect();
   });
 });

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import type { AuditContext } from '../../../src/audit/scan.js';
-import type { ConsoleAuditEvent } from '../../../src/console/audit-log.js';
+import type { ConsoleAuditEvent } from '../../../src/audit/audit-log.js';
 import { readQuery, toCriteria } from '../../../src/console/query.js';
 import { forgetOldJobs, runJob, type Job } from '../../../src/console/redrive.js';
 

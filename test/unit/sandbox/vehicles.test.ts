@@ -98,6 +98,8 @@ describe('POST /vehicles-async/v3 and GET /vehicles-async/v3/:requestId', () => 
   }
 
   it('creates a pending search that turns sucessful and calls the webhook as given', async () => {
+    // Pending until the test ends it: a 50 ms delay ran out before the poll on a loaded machine.
+    sandbox.setKnobs({ asyncDelayMs: 3_600_000 });
     const plate = plateFor('async-sucessful');
     const webhook = {
       url: `${hookUrl}/hook?x=1`,
@@ -122,6 +124,7 @@ describe('POST /vehicles-async/v3 and GET /vehicles-async/v3/:requestId', () => 
     expect(pending.id).not.toBe(created.body.id);
     expect(pending.data.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
+    expect(sandbox.finishAsyncSearches()).toBe(1);
     await receiver.waitForCalls(1);
     const [hook] = receiver.calls;
     expect(hook?.method).toBe('PUT');
@@ -186,6 +189,23 @@ describe('POST /vehicles-async/v3 and GET /vehicles-async/v3/:requestId', () => 
     await expect.poll(async () => (await poll(created.body.id)).data.status).toBe('sucessful');
     expect(sandbox.counters().webhooks.dropped).toBe(before + 1);
     expect(receiver.calls.some((c) => c.url === '/drop')).toBe(false);
+  });
+
+  it('finishes pending searches when told, webhooks sent, and only those still pending', async () => {
+    sandbox.setKnobs({ asyncDelayMs: 3_600_000 });
+    const created = await Promise.all(
+      [6, 7].map((i) =>
+        call<CreateAnswer>(sandbox, '/vehicles-async/v3', {
+          json: { licensePlate: plateFor('async-sucessful', i), webhook: { url: `${hookUrl}/now` } },
+        }),
+      ),
+    );
+    for (const c of created) expect((await poll(c.body.id)).data.status).toBe('pending');
+    expect(sandbox.finishAsyncSearches()).toBe(2);
+    for (const c of created) expect((await poll(c.body.id)).data.status).toBe('sucessful');
+    await receiver.waitForCalls(2);
+    expect(receiver.calls.map((c) => c.url)).toEqual(['/now', '/now']);
+    expect(sandbox.finishAsyncSearches()).toBe(0);
   });
 
   it('keeps a search without webhook pollable, with webhook null', async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { maskKey, maskValue } from '../../../src/console/mask.js';
+import { maskKey, maskValue } from '../../../src/audit/mask.js';
 
 describe('maskValue', () => {
   it('shows only the last two digits of a tax id, wherever it sits', () => {

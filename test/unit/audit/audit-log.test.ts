@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import type { Message } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { kafkaAuditLog, type ConsoleAuditEvent } from '../../../src/console/audit-log.js';
+import { kafkaAuditLog, type ConsoleAuditEvent } from '../../../src/audit/audit-log.js';
 import { recordingKafka } from '../../helpers/recording-kafka.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
