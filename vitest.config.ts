@@ -26,8 +26,10 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts', 'test/issues/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/global-setup.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
+          // Ceilings for a hung test, not speed bounds: a test chains waits of up to HUNG_MS
+          // (test/helpers/wait.ts), and with both cores busy one test may take minutes.
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
           // The real stack is shared: a few files at a time keep a 2-core machine responsive.
           maxWorkers: 2,
           fileParallelism: true,

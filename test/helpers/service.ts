@@ -14,6 +14,7 @@ import { registryCodec, type ValueCodec } from '../../src/producers/value-codec.
 import { cpfFor, type Sandbox } from '../../src/sandbox/index.js';
 import { atRestEnv } from './at-rest-keys.js';
 import { kafkaClient, randomName } from './stack.js';
+import { HUNG_MS } from './wait.js';
 
 export const SANDBOX_KEY = 'test-key';
 
@@ -211,12 +212,18 @@ export class OutcomeCollector {
     return byRequest;
   }
 
-  async waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+  /**
+   * Waits until `condition` holds. `budgetMs` is what a healthy run may take; the wait gives up
+   * only at the larger of it and HUNG_MS, a ceiling that ends a hung test and never fails a
+   * right one on a machine whose cores are busy (issue 40: two suites side by side).
+   */
+  async waitFor(condition: () => boolean, budgetMs: number, what: string): Promise<void> {
+    const ceiling = Math.max(budgetMs, HUNG_MS);
+    const deadline = Date.now() + ceiling;
     while (!condition()) {
       if (Date.now() > deadline)
         throw new Error(
-          `timed out after ${timeoutMs} ms waiting for ${what}; received ${this.received.length}`,
+          `timed out after ${ceiling} ms waiting for ${what}; received ${this.received.length}`,
         );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

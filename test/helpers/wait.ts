@@ -8,7 +8,7 @@
  */
 import { vi } from 'vitest';
 
-/** Ends only a hung wait: far above any step of a healthy run, below the 120 s test timeout. */
+/** Ends only a hung wait: far above any step of a healthy run, below the 300 s test timeout. */
 export const HUNG_MS = 100_000;
 
 export interface UntilOptions {

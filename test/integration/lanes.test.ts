@@ -54,5 +54,5 @@ describe('priority lanes', () => {
     expect(metrics).toMatch(
       /verification_lane_calls_started_total\{operation="lawsuits-summary",lane="interactive"\} 5\b/,
     );
-  }, 240_000);
+  }, 300_000);
 });

@@ -146,5 +146,5 @@ describe('a request partition held by a transaction open past the transaction ti
     expect(collector.errors()).toEqual([]);
     expect(held(await (await admin('/metrics')).text())).toEqual([]);
     await expect.poll(async () => (await consoleStatus()).hanging, { timeout: 30_000 }).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });

@@ -120,5 +120,5 @@ describe('Redis killed and restarted on its data', () => {
     expect(again?.value.vendor).toEqual(first?.value.vendor);
     expect(collector.errors()).toEqual([]);
     expect(fatal).toEqual([]);
-  }, 180_000);
+  }, 300_000);
 });
