@@ -2,9 +2,10 @@ import type { CircuitBreaker } from '../requests/circuit-breaker.js';
 import type { OperationLimits } from '../config.js';
 import { LANES, OPERATIONS, type Lane, type Operation } from '../contract/operations.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
+import type { LaneFigures as LaneQueue } from '../limits/lane-gate.js';
 import type { ScheduleLimiter } from '../limits/types.js';
 import type { PausedPartition } from '../consumers/runtime.js';
-import type { ReplicaFigures } from './status.js';
+import type { LaneFigures, ReplicaFigures } from './status.js';
 
 /**
  * This replica's figures for the status page, counted where the metrics are: every vendor call
@@ -27,9 +28,12 @@ export function localFigures(deps: {
   /** The runtime's paused partitions (set once the runtime exists). */
   paused: () => PausedPartition[];
   requestTopic: (operation: Operation, lane: Lane) => string;
+  /** Each lane's queue in the operation's limiter, read when a heartbeat is written. */
+  laneQueues: (operation: Operation) => Readonly<Record<Lane, LaneQueue>>;
   now: () => number;
 }): LocalFigures {
   const calls = new Map<Operation, number>();
+  const laneCalls = new Map<Operation, Record<Lane, number>>();
   const inFlight = new Map<Operation, number>();
   const hourly = new Map<Operation, { hour: number; count: number }>();
   /** Dead letters by minute, for a sliding last hour. */
@@ -42,8 +46,11 @@ export function localFigures(deps: {
       deps.metrics.outcome(operation, kind, status);
     },
   };
-  const started = (operation: Operation): void => {
+  const started = (operation: Operation, lane: Lane): void => {
     calls.set(operation, (calls.get(operation) ?? 0) + 1);
+    const byLane = laneCalls.get(operation) ?? { interactive: 0, bulk: 0 };
+    byLane[lane] += 1;
+    laneCalls.set(operation, byLane);
     const hour = Math.floor(deps.now() / HOUR_MS);
     const h = hourly.get(operation);
     hourly.set(operation, h && h.hour === hour ? { hour, count: h.count + 1 } : { hour, count: 1 });
@@ -57,7 +64,7 @@ export function localFigures(deps: {
       schedule: (fn, options) =>
         limiter.schedule(async (slot) => {
           // A run again on a new slot (the last one was missed) is the same call.
-          if (slot.renewals === 0) started(operation);
+          if (slot.renewals === 0) started(operation, options?.lane ?? 'interactive');
           inFlight.set(operation, (inFlight.get(operation) ?? 0) + 1);
           try {
             return await fn(slot);
@@ -72,7 +79,7 @@ export function localFigures(deps: {
       return {
         replica: deps.replica,
         at: now,
-        operations: operationFigures(deps, { calls, inFlight, hourly, deadLetters }, now),
+        operations: operationFigures(deps, { calls, laneCalls, inFlight, hourly, deadLetters }, now),
       };
     },
   };
@@ -82,13 +89,14 @@ type FiguresDeps = Parameters<typeof localFigures>[0];
 
 interface Tallies {
   calls: ReadonlyMap<Operation, number>;
+  laneCalls: ReadonlyMap<Operation, Readonly<Record<Lane, number>>>;
   inFlight: ReadonlyMap<Operation, number>;
   hourly: ReadonlyMap<Operation, { hour: number; count: number }>;
   deadLetters: readonly { at: number; operation: Operation; kind: string }[];
 }
 
 function operationFigures(deps: FiguresDeps, tallies: Tallies, now: number): ReplicaFigures['operations'] {
-  const { calls, inFlight, hourly, deadLetters } = tallies;
+  const { calls, laneCalls, inFlight, hourly, deadLetters } = tallies;
   const hour = Math.floor(now / HOUR_MS);
   const paused = deps.paused();
   return Object.fromEntries(
@@ -116,8 +124,25 @@ function operationFigures(deps: FiguresDeps, tallies: Tallies, now: number): Rep
           hanging: own.flatMap((p) =>
             p.hangingForMs === undefined ? [] : [`${p.label} (${Math.round(p.hangingForMs / 1000)} s)`],
           ),
+          lanes: laneFigures(laneCalls.get(op), deps.laneQueues(op)),
         },
       ];
     }),
   );
+}
+
+function laneFigures(
+  calls: Readonly<Record<Lane, number>> | undefined,
+  queues: Readonly<Record<Lane, LaneQueue>>,
+): Record<Lane, LaneFigures> {
+  return Object.fromEntries(
+    LANES.map((lane) => [
+      lane,
+      {
+        calls: calls?.[lane] ?? 0,
+        queued: queues[lane].queued,
+        oldestWaitMs: Math.round(queues[lane].oldestWaitMs),
+      },
+    ]),
+  ) as Record<Lane, LaneFigures>;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { LANES } from '../contract/operations.js';
 import type { ConsoleDeps } from './index.js';
 import { page } from './index.js';
 
@@ -25,6 +26,21 @@ export interface OperationFigures {
    * timeout (a hanging transaction). Absent from the figures of replicas older than it.
    */
   hanging?: string[];
+  /**
+   * Per request lane (interactive, bulk): its calls and its queue in the limiter. Absent from
+   * the figures of replicas older than the lanes.
+   */
+  lanes?: Record<string, LaneFigures>;
+}
+
+/** One lane of one operation on one replica. */
+export interface LaneFigures {
+  /** Vendor calls of this lane since the replica started (a counter: rates come from differences). */
+  calls: number;
+  /** Calls of this lane waiting in the limiter for a quota slot. */
+  queued: number;
+  /** Milliseconds the oldest of them has waited (0 when none waits). */
+  oldestWaitMs: number;
 }
 
 export interface ReplicaFigures {
@@ -43,8 +59,20 @@ export interface StatusSource {
 const HISTORY_MS = 15 * 60_000;
 const SAMPLE_MS = 5_000;
 
-export interface OperationStatus extends Omit<OperationFigures, 'breaker' | 'calls' | 'hanging'> {
+/** A lane's row on the page: summed over the replicas, the oldest wait the longest of theirs. */
+export interface LaneStatus {
+  lane: string;
+  callsPerSecond: number;
+  queued: number;
+  oldestWaitSeconds: number;
+}
+
+export type SummedFigures = OperationFigures & { breakers: string[]; lanes: Record<string, LaneFigures> };
+
+export interface OperationStatus extends Omit<OperationFigures, 'breaker' | 'calls' | 'hanging' | 'lanes'> {
   operation: string;
+  /** Interactive first, then bulk (then any lane a newer replica reports). */
+  lanes: LaneStatus[];
   hanging: string[];
   callsPerSecond: number;
   breakers: string[];
@@ -53,10 +81,12 @@ export interface OperationStatus extends Omit<OperationFigures, 'breaker' | 'cal
   lag: number | null;
 }
 
-export function sumReplicas(
-  replicas: readonly ReplicaFigures[],
-): Map<string, OperationFigures & { breakers: string[] }> {
-  const total = new Map<string, OperationFigures & { breakers: string[] }>();
+/**
+ * Every replica's figures per operation: counters, calls in flight and lane queues added up,
+ * the oldest wait of a lane the longest any replica reports, lists joined.
+ */
+export function sumReplicas(replicas: readonly ReplicaFigures[]): Map<string, SummedFigures> {
+  const total = new Map<string, SummedFigures>();
   for (const replica of replicas) {
     for (const [operation, f] of Object.entries(replica.operations)) {
       const sum = total.get(operation);
@@ -67,9 +97,11 @@ export function sumReplicas(
           paused: [...f.paused],
           hanging: [...(f.hanging ?? [])],
           breakers: [f.breaker],
+          lanes: Object.fromEntries(Object.entries(f.lanes ?? {}).map(([lane, l]) => [lane, { ...l }])),
         });
         continue;
       }
+      addLanes(sum.lanes, f.lanes ?? {});
       sum.calls += f.calls;
       sum.inFlight = sum.inFlight === null || f.inFlight === null ? null : sum.inFlight + f.inFlight;
       sum.callsThisHour += f.callsThisHour;
@@ -83,11 +115,61 @@ export function sumReplicas(
   return total;
 }
 
+function addLanes(sum: Record<string, LaneFigures>, lanes: Readonly<Record<string, LaneFigures>>): void {
+  for (const [lane, l] of Object.entries(lanes)) {
+    const into = sum[lane];
+    if (!into) {
+      sum[lane] = { ...l };
+      continue;
+    }
+    into.calls += l.calls;
+    into.queued += l.queued;
+    into.oldestWaitMs = Math.max(into.oldestWaitMs, l.oldestWaitMs);
+  }
+}
+
+/** The key of a lane's call counter in the sampled history. */
+export const laneKey = (operation: string, lane: string): string => `${operation}\u0000${lane}`;
+
+/**
+ * One operation's lane rows from its summed figures; `rate` gives a history key's latest calls
+ * per second. The known lanes come first, in contract order, each shown even before a call.
+ */
+export function laneStatus(
+  operation: string,
+  summed: Pick<SummedFigures, 'lanes'>,
+  rate: (key: string) => number,
+): LaneStatus[] {
+  const names = [
+    ...LANES,
+    ...Object.keys(summed.lanes).filter((l) => !(LANES as readonly string[]).includes(l)),
+  ];
+  return names.map((lane) => {
+    const l = summed.lanes[lane];
+    return {
+      lane,
+      callsPerSecond: rate(laneKey(operation, lane)),
+      queued: l?.queued ?? 0,
+      oldestWaitSeconds: (l?.oldestWaitMs ?? 0) / 1000,
+    };
+  });
+}
+
+/** The call counters a history sample keeps: each operation's, and each of its lanes'. */
+function counters(summed: ReadonlyMap<string, SummedFigures>): Map<string, number> {
+  const calls = new Map<string, number>();
+  for (const [operation, f] of summed) {
+    calls.set(operation, f.calls);
+    for (const [lane, l] of Object.entries(f.lanes)) calls.set(laneKey(operation, lane), l.calls);
+  }
+  return calls;
+}
+
 export function registerStatus(scope: FastifyInstance, deps: ConsoleDeps): void {
   const history: { at: number; calls: Map<string, number> }[] = [];
   const record = (summed: ReturnType<typeof sumReplicas>): void => {
     const now = deps.now().getTime();
-    history.push({ at: now, calls: new Map([...summed].map(([op, f]) => [op, f.calls])) });
+    history.push({ at: now, calls: counters(summed) });
     while (history.length > 1 && (history[0]?.at ?? now) < now - HISTORY_MS) history.shift();
   };
   // Sampled with or without viewers, so the chart has its 15 minutes when a page opens.
@@ -118,6 +200,7 @@ export function registerStatus(scope: FastifyInstance, deps: ConsoleDeps): void 
       return {
         operation,
         callsPerSecond: chart.at(-1) ?? 0,
+        lanes: laneStatus(operation, f, (key) => rates(history, key).at(-1) ?? 0),
         chart,
         inFlight: f.inFlight,
         breakers: f.breakers,
@@ -136,14 +219,17 @@ export function registerStatus(scope: FastifyInstance, deps: ConsoleDeps): void 
   scope.get('/status.json', async () => snapshot());
 }
 
-/** Calls per second between consecutive samples; a restarted replica's counter drop counts as 0. */
-function rates(history: readonly { at: number; calls: Map<string, number> }[], operation: string): number[] {
+/**
+ * Calls per second of a counter (an operation's, or one of its lanes') between consecutive
+ * samples; a restarted replica's counter drop counts as 0.
+ */
+export function rates(history: readonly { at: number; calls: Map<string, number> }[], key: string): number[] {
   const out: number[] = [];
   for (let i = 1; i < history.length; i += 1) {
     const a = history[i - 1];
     const b = history[i];
     if (!a || !b || b.at <= a.at) continue;
-    const delta = (b.calls.get(operation) ?? 0) - (a.calls.get(operation) ?? 0);
+    const delta = (b.calls.get(key) ?? 0) - (a.calls.get(key) ?? 0);
     out.push(Math.max(0, delta) / ((b.at - a.at) / 1000));
   }
   return out;

@@ -56,6 +56,7 @@ export function createCallParts(
     breakerFor,
     paused: deps.paused,
     requestTopic: (op, lane) => deps.infra.topics.request(op, lane),
+    laneQueues: (op) => limiterOf[op].stats.lanes,
     now: () => Date.now(),
   });
   // The console's figures count each call its limiter starts.

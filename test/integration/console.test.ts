@@ -11,7 +11,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleAuditEventSchema } from '../../src/contract/audit-events.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor, type Sandbox } from '../../src/sandbox/index.js';
-import { OutcomeCollector, publish, testPrefix, type Received } from '../helpers/service.js';
+import {
+  duplicatedOutcomes,
+  OutcomeCollector,
+  publish,
+  summaryRequests,
+  testPrefix,
+  type Received,
+} from '../helpers/service.js';
 import { useTestKafka, type Started } from '../helpers/test-kafka.js';
 import { HUNG_MS } from '../helpers/wait.js';
 
@@ -202,6 +209,44 @@ describe('the console in a browser', () => {
     expect(text).not.toContain(MARIA_TOKEN);
     for (const r of failing) expect(text).not.toContain(r.params.taxId);
   }, 600_000);
+});
+
+describe('the status page and the lanes (issue 41)', () => {
+  it("shows a bulk backlog waiting in its lane's queue, with its oldest wait, beside the interactive lane", async () => {
+    const page = await browser.newPage();
+    await logIn(page, READ_TOKEN);
+    const row = (lane: string): ReturnType<Page['locator']> =>
+      page.locator(`#lanes tr[data-lane-of="lawsuits-summary"][data-lane="${lane}"]`);
+    const number = async (cell: ReturnType<Page['locator']>): Promise<number> =>
+      Number.parseFloat((await cell.textContent()) ?? '');
+    await expect.poll(() => row('bulk').locator('td.queued').textContent()).toBe('0');
+
+    // 200 bulk requests at 20 calls/s: the lane holds what it took in the limiter's queue.
+    const backlog = summaryRequests('lanes-bulk', 200, 5000);
+    await publish(kafka, names.request('lawsuits-summary', 'bulk'), backlog);
+    await expect.poll(() => number(row('bulk').locator('td.queued')), { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await row('bulk').locator('td.oldest').textContent()) ?? '', { timeout: 30_000 })
+      .toMatch(/^(?!0\.0 )\d+\.\d s$/);
+    await expect.poll(() => number(row('bulk').locator('td.calls')), { timeout: 30_000 }).toBeGreaterThan(0);
+    // The interactive lane has its own row, with nothing of its own waiting.
+    expect(await row('interactive').locator('td').allTextContents()).toEqual([
+      'lawsuits-summary',
+      'interactive',
+      expect.stringMatching(/^\d+\.\d$/) as string,
+      '0',
+      '—',
+    ]);
+    await page.screenshot({ path: join(SHOTS, '9-status-lanes.png'), fullPage: true });
+    const text = (await page.locator('main').textContent()) ?? '';
+    for (const r of backlog.slice(0, 20)) expect(text).not.toContain(String(r.key));
+    await page.close();
+    // The backlog drains before the next test (whose vendor fails), each request answered once.
+    const answered = (): [string, Received[]][] =>
+      [...collector.outcomesByRequest().entries()].filter(([id]) => id.startsWith('lanes-bulk-'));
+    await collector.waitFor(() => answered().length === 200, 60_000, 'the bulk backlog answered');
+    expect(duplicatedOutcomes(answered())).toEqual([]);
+  });
 });
 
 describe('a redrive confirmed from a filter', () => {

@@ -74,6 +74,29 @@
       );
       body.appendChild(tr);
     });
+    renderLanes(data);
+  }
+
+  // Each operation's lanes: calls/s, calls waiting in the limiter, the oldest one's wait.
+  function renderLanes(data) {
+    var table = document.getElementById('lanes');
+    if (!table) return;
+    var body = table.querySelector('tbody');
+    body.textContent = '';
+    data.operations.forEach(function (o) {
+      (o.lanes || []).forEach(function (l) {
+        var tr = document.createElement('tr');
+        // Not data-operation: a lookup of an operation's status row finds that row only.
+        tr.dataset.laneOf = o.operation;
+        tr.dataset.lane = l.lane;
+        tr.appendChild(cell(o.operation));
+        tr.appendChild(cell(l.lane));
+        tr.appendChild(cell(l.callsPerSecond.toFixed(1), 'calls'));
+        tr.appendChild(cell(String(l.queued), 'queued'));
+        tr.appendChild(cell(l.queued === 0 ? '—' : l.oldestWaitSeconds.toFixed(1) + ' s', 'oldest'));
+        body.appendChild(tr);
+      });
+    });
   }
 
   function poll(url, every, onData) {

@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
-import { OPERATIONS, type Operation } from '../../../src/contract/operations.js';
+import { OPERATIONS, type Lane, type Operation } from '../../../src/contract/operations.js';
+import type { LaneFigures } from '../../../src/limits/lane-gate.js';
 import { localFigures } from '../../../src/console/figures.js';
 import type { PausedPartition } from '../../../src/consumers/runtime.js';
 import type { ScheduleLimiter, Slot } from '../../../src/limits/types.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 
-function figures(paused: PausedPartition[] = []) {
+const noQueue = { queued: 0, oldestWaitMs: 0 };
+
+function figures(
+  paused: PausedPartition[] = [],
+  laneQueues: (op: Operation) => Record<Lane, LaneFigures> = () => ({ interactive: noQueue, bulk: noQueue }),
+) {
   const breaker = new CircuitBreaker({ failureThreshold: 3, cooldownMs: 1000 });
   return localFigures({
     replica: 'r1',
@@ -17,6 +23,7 @@ function figures(paused: PausedPartition[] = []) {
     breakerFor: () => breaker,
     paused: () => paused,
     requestTopic: (op, lane) => `verification.requests.${op}${lane === 'bulk' ? '.bulk' : ''}`,
+    laneQueues,
     now: () => Date.parse('2026-11-24T10:00:00.000Z'),
   });
 }
@@ -69,5 +76,30 @@ describe('the console figures of a replica', () => {
     expect(runs).toBe(2);
     expect(seen.inFlight).toEqual([0, 0]);
     expect(local.snapshot().operations.vehicle).toMatchObject({ calls: 1, callsThisHour: 1, inFlight: 0 });
+  });
+
+  it("count each lane's calls and carry each lane's queue in the limiter", async () => {
+    const local = figures([], (op) =>
+      op === 'lawsuits-summary'
+        ? { interactive: noQueue, bulk: { queued: 40, oldestWaitMs: 1234.6 } }
+        : { interactive: noQueue, bulk: noQueue },
+    );
+    const counted = local.counted(
+      'lawsuits-summary',
+      renewingLimiter(1, { inFlight: [] }, () => 0),
+    );
+    await counted.schedule(() => Promise.resolve(), { lane: 'bulk' });
+    await counted.schedule(() => Promise.resolve(), { lane: 'bulk' });
+    await counted.schedule(() => Promise.resolve());
+    const { 'lawsuits-summary': summary, vehicle } = local.snapshot().operations;
+    expect(summary?.calls).toBe(3);
+    expect(summary?.lanes).toEqual({
+      interactive: { calls: 1, queued: 0, oldestWaitMs: 0 },
+      bulk: { calls: 2, queued: 40, oldestWaitMs: 1235 },
+    });
+    expect(vehicle?.lanes).toEqual({
+      interactive: { calls: 0, queued: 0, oldestWaitMs: 0 },
+      bulk: { calls: 0, queued: 0, oldestWaitMs: 0 },
+    });
   });
 });

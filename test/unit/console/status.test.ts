@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { sumReplicas, type OperationFigures } from '../../../src/console/status.js';
+import {
+  laneKey,
+  laneStatus,
+  rates,
+  sumReplicas,
+  type LaneFigures,
+  type OperationFigures,
+} from '../../../src/console/status.js';
 import { createSessions, memorySessionStore } from '../../../src/console/auth.js';
 
 const figures = (over: Partial<OperationFigures>): OperationFigures => ({
@@ -63,6 +70,66 @@ describe('sumReplicas and hanging transactions', () => {
       { replica: 'b', at: 1, operations: { vehicle: figures({ hanging: ['1 (20 s)'] }) } },
     ]).get('vehicle');
     expect(total?.hanging).toEqual(['2 (63 s)', '1 (20 s)']);
+  });
+});
+
+describe('sumReplicas and the lanes', () => {
+  const lane = (calls: number, queued: number, oldestWaitMs: number): LaneFigures => ({
+    calls,
+    queued,
+    oldestWaitMs,
+  });
+
+  it("adds up each lane's calls and queue over the replicas and keeps the longest oldest wait", () => {
+    const total = sumReplicas([
+      {
+        replica: 'a',
+        at: 1,
+        operations: {
+          vehicle: figures({ lanes: { interactive: lane(5, 1, 40), bulk: lane(100, 30, 1800) } }),
+        },
+      },
+      // A replica older than the lanes reports none: it adds nothing to them.
+      { replica: 'old', at: 1, operations: { vehicle: figures({ calls: 3 }) } },
+      {
+        replica: 'b',
+        at: 1,
+        operations: {
+          vehicle: figures({ lanes: { interactive: lane(2, 0, 0), bulk: lane(60, 25, 2600) } }),
+        },
+      },
+    ]).get('vehicle');
+    expect(total?.lanes).toEqual({ interactive: lane(7, 1, 40), bulk: lane(160, 55, 2600) });
+  });
+
+  it("does not change the first replica's figures while adding the others to them", () => {
+    const first = figures({ lanes: { bulk: lane(1, 2, 3) } });
+    sumReplicas([
+      { replica: 'a', at: 1, operations: { vehicle: first } },
+      { replica: 'b', at: 1, operations: { vehicle: figures({ lanes: { bulk: lane(10, 20, 30) } }) } },
+    ]);
+    expect(first.lanes).toEqual({ bulk: lane(1, 2, 3) });
+  });
+
+  it('gives each lane a row, interactive first, with its calls per second from the sampled counters', () => {
+    const summed = sumReplicas([
+      { replica: 'a', at: 1, operations: { vehicle: figures({ lanes: { bulk: lane(90, 40, 2500) } }) } },
+    ]).get('vehicle');
+    if (!summed) throw new Error('no vehicle figures');
+    const history = [
+      { at: 0, calls: new Map([[laneKey('vehicle', 'bulk'), 50]]) },
+      {
+        at: 2_000,
+        calls: new Map([
+          ['vehicle\u0000bulk', 90],
+          ['vehicle\u0000interactive', 4],
+        ]),
+      },
+    ];
+    expect(laneStatus('vehicle', summed, (key) => rates(history, key).at(-1) ?? 0)).toEqual([
+      { lane: 'interactive', callsPerSecond: 2, queued: 0, oldestWaitSeconds: 0 },
+      { lane: 'bulk', callsPerSecond: 20, queued: 40, oldestWaitSeconds: 2.5 },
+    ]);
   });
 });
 
