@@ -126,11 +126,7 @@ export class QuotaAcquirer {
       const due = lent?.due ?? admission.dueAt ?? answered + admission.waitMs;
       const paced = admission.waitMs >= this.deps.lateToleranceMs;
       try {
-        const kept = await this.sleepToSlot(
-          { admission, due },
-          signal,
-          slots === 'lend' && paced,
-        );
+        const kept = await this.sleepToSlot({ admission, due }, signal, slots === 'lend' && paced);
         // An interactive call took the slot: it is theirs now, and this call asks again, for a
         // slot it keeps (each bulk call is displaced once at most).
         if (!kept) {
@@ -221,7 +217,13 @@ export class QuotaAcquirer {
         return true;
       }
       const sleep = this.deps.sleeper.wakeable(due, signal);
-      const lent: LentSlot = { ...slot, taken: false, wake: sleep.wake };
+      const lent: LentSlot = {
+        ...slot,
+        taken: false,
+        wake: () => {
+          sleep.wake();
+        },
+      };
       this.lent.lend(lent);
       try {
         await sleep.woken;

@@ -50,7 +50,12 @@ export function createSleeper(now: () => number): Sleeper {
       signal?.addEventListener('abort', onAbort, { once: true });
       arm();
     });
-    return { woken, wake: () => wake() };
+    return {
+      woken,
+      wake: () => {
+        wake();
+      },
+    };
   };
 
   return {

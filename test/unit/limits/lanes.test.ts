@@ -96,7 +96,12 @@ describe('lanes in the operation limiter', () => {
     const last = Math.max(...starts.map((s) => s.at));
     const first = Math.min(...starts.map((s) => s.at));
     expect(last - first).toBeLessThanOrEqual(2_200);
-    expect(maxInWindow(starts.map((s) => s.at), 1_000)).toBeLessThanOrEqual(RATE);
+    expect(
+      maxInWindow(
+        starts.map((s) => s.at),
+        1_000,
+      ),
+    ).toBeLessThanOrEqual(RATE);
   });
 
   it('keeps a large bulk share under an interactive flood', async () => {
