@@ -10,10 +10,10 @@ export interface LaneGateSettings {
   /** LANE_BULK_MIN_SHARE: the fraction of the slots bulk calls get while they wait. */
   bulkMinShare: number;
   /**
-   * Bulk calls handed on that hold no quota slot yet, or sleep towards one: how far bulk may
-   * reserve ahead of an interactive call that comes later (see OperationLimiter).
+   * Calls of one lane handed on that hold no quota slot yet, or sleep towards one: how far a
+   * lane may reserve ahead (see OperationLimiter).
    */
-  bulkLookahead: number;
+  lookahead: number;
 }
 
 /** A call waiting for its lane's turn; `live()` false once it was aborted meanwhile. */
@@ -32,26 +32,31 @@ export interface LaneFigures {
   oldestWaitMs: number;
 }
 
-interface Waiting {
+interface Place {
+  ticket: object;
+  lane: Lane;
   at: number;
+  entry: GateEntry;
 }
 
 /**
  * Strict priority between one operation's lanes, ahead of the local scheduler and the shared
- * quota. An interactive call is handed on at once, at a bottleneck priority above any bulk
- * call's. A bulk call is handed on only while no interactive call of this replica waits for a
- * slot, and only while fewer than `bulkLookahead` bulk calls wait for or sleep towards theirs:
- * the quota hands slots out in order of asking, so what bounds how long an interactive call
- * waits behind bulk is how many bulk slots were asked for ahead of it. When bulk calls wait but
- * got less than `bulkMinShare` of the slots taken in the last second, one is handed on anyway,
- * first in the queue, within the same lookahead: bulk is never starved.
+ * quota. Each lane hands calls on while fewer than `lookahead` of its calls wait for or sleep
+ * towards their slot (interactive calls only while bulk calls wait): the quota hands slots out
+ * in order of asking, so that bounds how far either lane reserves ahead of a call of the other.
+ *
+ * An interactive call is handed on first, at a bottleneck priority above any bulk call's. A
+ * bulk call is handed on only while no interactive call of this replica waits for a slot;
+ * when bulk calls wait but got less than `bulkMinShare` of the slots taken in the last second,
+ * one is handed on anyway, first in the queue (priority `bulkShort`): bulk is never starved,
+ * even by interactive calls that alone would fill the limit.
  */
 export class LaneGate {
-  private readonly queues: Record<Lane, GateEntry[]> = { interactive: [], bulk: [] };
-  /** Per lane, every call accepted and not yet holding a slot, in arrival order. */
-  private readonly waiting: Record<Lane, Map<object, Waiting>> = { interactive: new Map(), bulk: new Map() };
-  /** Bulk calls handed on, not yet holding a slot (nor given up). */
-  private bulkHanded = 0;
+  private readonly queues: Record<Lane, Place[]> = { interactive: [], bulk: [] };
+  /** Per lane, every call accepted and not yet answered with a slot, in arrival order. */
+  private readonly waiting: Record<Lane, Map<object, Place>> = { interactive: new Map(), bulk: new Map() };
+  /** Per lane, the calls handed on and not yet at their slot (nor given up). */
+  private readonly ahead: Record<Lane, Set<object>> = { interactive: new Set(), bulk: new Set() };
   /** Slots taken in the share window, oldest first, and how many of them were bulk. */
   private readonly taken: { at: number; lane: Lane }[] = [];
   private takenBulk = 0;
@@ -63,26 +68,36 @@ export class LaneGate {
 
   /** Accepts a call of `lane`; `ticket` is the handle its later steps report with. */
   enqueue(lane: Lane, ticket: object, entry: GateEntry): void {
-    this.waiting[lane].set(ticket, { at: this.now() });
-    if (lane === 'interactive') entry.hand(LANE_PRIORITY.interactive);
-    else {
-      this.queues.bulk.push(entry);
-      this.dispatch();
-    }
+    const place: Place = { ticket, lane, at: this.now(), entry };
+    this.waiting[lane].set(ticket, place);
+    this.queues[lane].push(place);
+    this.dispatch();
   }
 
   /**
-   * The call of `ticket` no longer waits (once per ticket; later reports are ignored): it took
-   * its quota slot (`tookSlot`), or stopped without one (aborted, failed, closed). The limiter
-   * reports an interactive call as soon as the quota answered with its slot (from then on no
-   * bulk call asks ahead of it), a bulk call only once its slot has come (so `bulkLookahead`
-   * also bounds the bulk slots reserved ahead and slept towards).
+   * The quota answered the call of `ticket` with its slot: from then on no call of the other
+   * lane is held back for it, and the slot counts towards its lane's share.
    */
-  settled(lane: Lane, ticket: object, tookSlot: boolean, handed: boolean): void {
-    if (!this.waiting[lane].delete(ticket)) return;
-    if (lane === 'bulk' && handed) this.bulkHanded -= 1;
-    if (tookSlot) this.noteTaken(lane);
+  reserved(lane: Lane, ticket: object): void {
+    const place = this.waiting[lane].get(ticket);
+    if (!place) return;
+    this.waiting[lane].delete(ticket);
+    this.noteTaken(lane);
     this.dispatch();
+  }
+
+  /**
+   * The call of `ticket` is at its slot (`tookSlot`), or stopped without one (aborted, failed,
+   * closed). Once per ticket; later reports are ignored.
+   */
+  settled(lane: Lane, ticket: object, tookSlot: boolean): void {
+    const place = this.waiting[lane].get(ticket);
+    const wasAhead = this.ahead[lane].delete(ticket);
+    if (place) {
+      this.waiting[lane].delete(ticket);
+      if (tookSlot) this.noteTaken(lane);
+    }
+    if (place || wasAhead) this.dispatch();
   }
 
   figures(lane: Lane): LaneFigures {
@@ -95,18 +110,37 @@ export class LaneGate {
 
   /** Fails every call not yet handed on (the limiter closed). */
   drain(error: unknown): void {
-    for (const entry of this.queues.bulk.splice(0)) entry.fail(error);
+    for (const lane of ['interactive', 'bulk'] as const)
+      for (const place of this.queues[lane].splice(0)) place.entry.fail(error);
   }
 
   private dispatch(): void {
-    const queue = this.queues.bulk;
-    while (queue.length > 0 && this.bulkHanded < this.settings.bulkLookahead) {
-      const short = this.bulkShort();
-      if (!short && this.interactiveWaits()) return;
-      const entry = queue.shift();
-      if (!entry?.live()) continue;
-      this.bulkHanded += 1;
-      entry.hand(short ? LANE_PRIORITY.bulkShort : LANE_PRIORITY.bulk);
+    this.handOn('interactive', () => LANE_PRIORITY.interactive);
+    this.handOn('bulk', () => {
+      if (this.bulkBelowShare()) return LANE_PRIORITY.bulkShort;
+      return this.interactiveWaits() ? undefined : LANE_PRIORITY.bulk;
+    });
+  }
+
+  /** Hands on the lane's queued calls within its lookahead, at the priority `turn` gives. */
+  private handOn(lane: Lane, turn: () => number | undefined): void {
+    const queue = this.queues[lane];
+    const ahead = this.ahead[lane];
+    // Interactive calls are held to the lookahead only while bulk calls wait: with one lane in
+    // use, calls are handed on as the limiter had them before lanes.
+    const bound = lane === 'bulk' || this.waiting.bulk.size > 0 ? this.settings.lookahead : Infinity;
+    while (queue.length > 0 && ahead.size < bound) {
+      const place = queue[0];
+      if (!place) return;
+      if (!place.entry.live()) {
+        queue.shift();
+        continue;
+      }
+      const priority = turn();
+      if (priority === undefined) return;
+      queue.shift();
+      ahead.add(place.ticket);
+      place.entry.hand(priority);
     }
   }
 
@@ -115,7 +149,7 @@ export class LaneGate {
   }
 
   /** Bulk got less than its share of the slots taken in the last second. */
-  private bulkShort(): boolean {
+  private bulkBelowShare(): boolean {
     this.forgetOld();
     if (this.taken.length === 0) return false;
     return this.takenBulk < this.settings.bulkMinShare * this.taken.length;

@@ -2,7 +2,7 @@ import type { Lane, Operation } from '../contract/operations.js';
 import type { Logger } from '../observability/logger.js';
 import { abortError, LimiterClosedError, SlotMissedError } from './errors.js';
 import { JobBatcher } from './job-batcher.js';
-import { QuotaAcquirer, type HeldSlot, type LateRetries } from './quota-acquirer.js';
+import { QuotaAcquirer, type AcquireOptions, type HeldSlot, type LateRetries } from './quota-acquirer.js';
 import type { QuotaStore } from './quota-store.js';
 import { createSleeper } from './sleeper.js';
 import type {
@@ -12,7 +12,7 @@ import type {
   ScheduleOptions,
   Slot,
 } from './types.js';
-import { LaneGate } from './lane-gate.js';
+import { LANE_PRIORITY, LaneGate } from './lane-gate.js';
 
 export interface OperationLimiterDeps {
   operation: Operation;
@@ -37,7 +37,7 @@ export interface OperationLimiterDeps {
  * an interactive call waits behind bulk on each replica; it is also how much of the pipeline
  * (quota round trip, a busy event loop) bulk alone keeps filled.
  */
-export const BULK_LOOKAHEAD_MS = 100;
+export const LANE_LOOKAHEAD_MS = 100;
 
 /** LANE_BULK_MIN_SHARE's default: a tenth of the limit for bulk calls while they wait. */
 export const DEFAULT_BULK_MIN_SHARE = 0.1;
@@ -56,23 +56,24 @@ export interface ManagedOperationLimiter extends OperationLimiter {
  * What "strict" means across replicas: on one replica, no bulk call asks for a slot while an
  * interactive call waits for one, and an interactive call outranks every bulk call in the
  * local queue. Replicas share only the quota, which answers in order of asking; so an
- * interactive call may still find, per replica, at most the bulk lookahead (BULK_LOOKAHEAD_MS
+ * interactive call may still find, per replica, at most the bulk lookahead (LANE_LOOKAHEAD_MS
  * of the limit) of bulk slots asked for before it. The limit itself is the store's, whatever
  * the lane: never exceeded in any sliding second.
  */
 export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOperationLimiter {
   const logger = deps.logger.child({ component: 'limits', operation: deps.operation });
   const sleeper = createSleeper(deps.now);
+  const gate = new LaneGate(
+    {
+      bulkMinShare: deps.lanes?.bulkMinShare ?? DEFAULT_BULK_MIN_SHARE,
+      lookahead: Math.max(1, Math.ceil((deps.settings.ratePerSecond * LANE_LOOKAHEAD_MS) / 1000)),
+    },
+    deps.now,
+  );
   const parts: Parts = {
     quota: new QuotaAcquirer({ ...deps, logger, sleeper }),
     batcher: new JobBatcher(deps.settings.maxConcurrent, logger),
-    gate: new LaneGate(
-      {
-        bulkMinShare: deps.lanes?.bulkMinShare ?? DEFAULT_BULK_MIN_SHARE,
-        bulkLookahead: Math.max(1, Math.ceil((deps.settings.ratePerSecond * BULK_LOOKAHEAD_MS) / 1000)),
-      },
-      deps.now,
-    ),
+    gate,
     counts: { queued: 0, running: 0 },
   };
   let closed = false;
@@ -152,7 +153,7 @@ function schedule<T>(
       if (!waiting) return;
       const lateRetries: LateRetries = { count: 0 };
       const held = await quota
-        .acquire(signal, beforeStart, lateRetries, place.onReserved)
+        .acquire(signal, { beforeStart, lateRetries, onReserved: place.onReserved, slots: place.slots() })
         .catch((error: unknown) => {
           fail(error);
         });
@@ -164,7 +165,7 @@ function schedule<T>(
       }
       counts.running += 1;
       try {
-        await run(quota, held, lateRetries, fn, signal).then(resolve, reject);
+        await run(quota, held, { lateRetries, slots: place.slots() }, fn, signal).then(resolve, reject);
       } finally {
         counts.running -= 1;
       }
@@ -186,32 +187,32 @@ function gatePlace(
 ): {
   enter(live: () => boolean, fail: (error: unknown) => void, hand: (priority: number) => void): void;
   settle(tookSlot: boolean): void;
-  onReserved: (() => void) | undefined;
+  onReserved: () => void;
+  /** How the call shares slots: interactive takes lent ones, bulk beyond its share lends. */
+  slots(): AcquireOptions['slots'];
 } {
   const ticket = {};
-  let handed = false;
-  const settle = (tookSlot: boolean): void => {
-    gate.settled(lane, ticket, tookSlot, handed);
-  };
+  let beyondShare = false;
   return {
+    slots: () => (lane === 'interactive' ? 'take' : beyondShare ? 'lend' : undefined),
     // An interactive call stops holding bulk back once the quota answered with its slot.
-    onReserved:
-      lane === 'interactive'
-        ? () => {
-            settle(true);
-          }
-        : undefined,
+    onReserved: () => {
+      if (lane === 'interactive') gate.reserved(lane, ticket);
+    },
     enter(live, fail, hand) {
       gate.enqueue(lane, ticket, {
         live,
         fail,
         hand: (priority) => {
-          handed = true;
+          // A bulk call handed on for bulk's reserved share keeps its slot.
+          beyondShare = lane === 'bulk' && priority !== LANE_PRIORITY.bulkShort;
           hand(priority);
         },
       });
     },
-    settle,
+    settle: (tookSlot) => {
+      gate.settled(lane, ticket, tookSlot);
+    },
   };
 }
 
@@ -222,7 +223,7 @@ function gatePlace(
 async function run<T>(
   quota: QuotaAcquirer,
   first: HeldSlot,
-  lateRetries: LateRetries,
+  { lateRetries, slots }: Pick<AcquireOptions, 'slots'> & { lateRetries: LateRetries },
   fn: (slot: Slot) => Promise<T>,
   signal: AbortSignal | undefined,
 ): Promise<T> {
@@ -245,6 +246,6 @@ async function run<T>(
       if (missed === undefined || error !== missed) throw error;
     }
     await quota.withdraw(held.token);
-    held = await quota.acquire(signal, undefined, lateRetries);
+    held = await quota.acquire(signal, { lateRetries, slots });
   }
 }

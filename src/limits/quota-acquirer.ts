@@ -4,6 +4,7 @@ import { QuotaUnavailableError } from './errors.js';
 import type { Admission, QuotaStore, SlotToken } from './quota-store.js';
 import { HOUR_MS } from './settings.js';
 import type { Sleeper } from './sleeper.js';
+import { LentSlots, type LentSlot } from './lent-slots.js';
 import type { BeforeStart } from './types.js';
 
 /**
@@ -52,6 +53,21 @@ export interface QuotaAcquirerDeps {
   onSpendCap: (operation: Operation, resumeAt: number) => void;
 }
 
+/** One call's acquire: its `beforeStart`, what it reports, and how it shares slots (lanes). */
+export interface AcquireOptions {
+  /** Set going (begin) as the slot is asked for, and waited for (done) once it is due. */
+  beforeStart?: BeforeStart | undefined;
+  /** New slots taken for lateness; the caller shares it with canStart. */
+  lateRetries?: LateRetries;
+  /** Called when the call holds a slot, before sleeping towards it (lanes). */
+  onReserved?: (() => void) | undefined;
+  /**
+   * 'take': the call takes a lent slot when there is one (interactive); 'lend': it lends its
+   * paced slot while it sleeps towards it (bulk beyond its share); neither by default.
+   */
+  slots?: 'take' | 'lend' | undefined;
+}
+
 /**
  * The quota side of one operation's limiter: takes a slot from the store (rate, 429 backoff,
  * spend cap), sleeps until it, and decides on waking whether the call may still start.
@@ -68,34 +84,32 @@ export class QuotaAcquirer {
   private lateSince = { at: 0, count: 0 };
   /** Slots given back because the call would have started too late for them. */
   lateSlots = 0;
+  /** Paced slots this replica's bulk calls sleep towards, which interactive calls may take. */
+  readonly lent = new LentSlots();
 
   constructor(private readonly deps: QuotaAcquirerDeps) {}
 
   /**
    * Waits until the quota lets one call start, and for `beforeStart`; returns the slot taken. A
    * call whose `beforeStart` came after the slot's tolerance takes a new slot, as a late
-   * wake-up does.
-   * `lateRetries` counts the new slots taken for lateness; the caller shares it with canStart.
+   * wake-up does. A lending call (bulk) lends its paced slot while it sleeps towards it; a
+   * taking one (interactive) takes the lent slot due soonest before asking the store.
    */
-  async acquire(
-    signal: AbortSignal | undefined,
-    /** Set going (begin) as the slot is asked for, and waited for (done) once it is due. */
-    beforeStart?: BeforeStart,
-    lateRetries: LateRetries = { count: 0 },
-    /** Called when the store answered with a slot, before sleeping towards it (lanes). */
-    onReserved?: () => void,
-  ): Promise<HeldSlot> {
+  async acquire(signal: AbortSignal | undefined, options: AcquireOptions = {}): Promise<HeldSlot> {
+    const { beforeStart, lateRetries = { count: 0 }, onReserved } = options;
+    let { slots } = options;
     const { now, sleeper } = this.deps;
     for (;;) {
       if (this.backoffUntil > now()) await sleeper.until(this.backoffUntil, signal);
       // In the same tick as the reservation: a Redis command it sends goes in the same write.
       beforeStart?.begin();
-      const admission = await this.reserve();
+      const lent = slots === 'take' ? this.lent.takeSoonest(now()) : undefined;
+      const admission = lent?.admission ?? (await this.reserve());
       // Lateness counts from the slot's start on this clock (dueAt), else from the answer: the
       // round trip to Redis is not the event loop lagging, and counting it made every call
       // under load give its slot back and ask again.
       const answered = now();
-      if (admission.kind === 'slot') this.backoffHeardAt = answered;
+      if (admission.kind === 'slot' && !lent) this.backoffHeardAt = answered;
       if (admission.kind === 'backoff') {
         this.backoffUntil = Math.max(this.backoffUntil, now() + admission.waitMs);
         continue;
@@ -109,10 +123,16 @@ export class QuotaAcquirer {
         continue;
       }
       onReserved?.();
-      const due = admission.dueAt ?? answered + admission.waitMs;
+      const due = lent?.due ?? admission.dueAt ?? answered + admission.waitMs;
       const paced = admission.waitMs >= this.deps.lateToleranceMs;
       try {
-        await this.sleepToSlot(due, signal);
+        const kept = await this.sleepToSlot({ admission, due }, signal, slots === 'lend' && paced);
+        // An interactive call took the slot: it is theirs now, and this call asks again, for a
+        // slot it keeps (each bulk call is displaced once at most).
+        if (!kept) {
+          slots = undefined;
+          continue;
+        }
         if (beforeStart) await beforeStart.done;
         // Every slot counts in the window of the calls after it, a free one included: a call
         // starting late would crowd the window of a later one.
@@ -174,8 +194,16 @@ export class QuotaAcquirer {
     }
   }
 
-  /** Sleeps until a reserved slot, refreshing the shared backoff meanwhile. */
-  private async sleepToSlot(due: number, signal: AbortSignal | undefined): Promise<void> {
+  /**
+   * Sleeps until a reserved slot, refreshing the shared backoff meanwhile; with `lend`, the slot
+   * is lent (LentSlots) while it sleeps. False when an interactive call took it meanwhile.
+   */
+  private async sleepToSlot(
+    slot: Pick<LentSlot, 'admission' | 'due'>,
+    signal: AbortSignal | undefined,
+    lend: boolean,
+  ): Promise<boolean> {
+    const { due } = slot;
     const counted = this.deps.shared && due > this.deps.now();
     if (counted) {
       this.sleepers += 1;
@@ -184,7 +212,29 @@ export class QuotaAcquirer {
       }, BACKOFF_REFRESH_MS).unref();
     }
     try {
-      await this.deps.sleeper.until(due, signal);
+      if (!lend || due <= this.deps.now()) {
+        await this.deps.sleeper.until(due, signal);
+        return true;
+      }
+      const sleep = this.deps.sleeper.wakeable(due, signal);
+      const lent: LentSlot = {
+        ...slot,
+        taken: false,
+        wake: () => {
+          sleep.wake();
+        },
+      };
+      this.lent.lend(lent);
+      try {
+        await sleep.woken;
+      } catch (error) {
+        // Taken just before the abort: the slot is the interactive call's, not ours to give back.
+        if (lent.taken) return false;
+        throw error;
+      } finally {
+        this.lent.end(lent);
+      }
+      return !lent.taken;
     } finally {
       if (counted && --this.sleepers === 0) {
         clearInterval(this.refresher);
