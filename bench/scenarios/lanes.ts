@@ -12,7 +12,8 @@ import type { Admin, Kafka } from 'kafkajs';
 import { produceSteadily } from '../latency.js';
 import { freshTopics, dropRun, publishRequests } from '../requests.js';
 import { cpuSeconds, peakRssMiB, stop, type Started } from '../processes.js';
-import { requestIdOf, startSandbox, startSystem, vendorCounters } from '../measure.js';
+import { startSandbox, startSystem, vendorCounters } from '../measure.js';
+import { percentiles, readOutcomes, type OutcomeReader } from '../outcome-reader.js';
 import { ADMIN_PORT, round, type Scenario } from '../scenario.js';
 import { serviceMetrics } from '../probes.js';
 import { metricSum } from '../proc.js';
@@ -92,13 +93,6 @@ function stampsOf(value: Buffer | null): { receivedAt: number; completedAt: numb
     : undefined;
 }
 
-function percentiles(values: number[]): Record<string, number> {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number): number =>
-    round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0);
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: round(sorted.at(-1) ?? 0) };
-}
-
 async function runMode(kafka: Kafka, admin: Admin, mode: Mode): Promise<Record<string, unknown>> {
   const scenario = { ...lanesScenario, id: `lanes${mode}` };
   const { prefix, topics } = await freshTopics(admin, scenario, 'service');
@@ -106,39 +100,30 @@ async function runMode(kafka: Kafka, admin: Admin, mode: Mode): Promise<Record<s
   const sandbox = await startSandbox(scenario.sandbox);
   let service: Started | undefined;
   const sentAt = new Map<string, number>();
-  const seen = new Map<string, number>();
   const bulkAt: number[] = [];
   const added: number[] = [];
   const stages = { toReceived: [] as number[], inService: [] as number[], toVisible: [] as number[] };
-  const reader = kafka.consumer({ groupId: `${prefix}.lanes`, readUncommitted: false, maxWaitTimeInMs: 100 });
+  let reader: OutcomeReader | undefined;
   try {
     const publishSeconds = await publishRequests(kafka, bulkTopic, BULK);
     service = await startSystem('service', scenario, prefix, { ADMIN_PORT: String(ADMIN_PORT) });
-    await reader.connect();
-    await reader.subscribe({
-      topics: [topics.result('lawsuits-summary'), topics.errors],
-      fromBeginning: true,
-    });
-    await reader.run({
-      eachMessage: async ({ message }) => {
-        const at = Date.now();
-        const id = requestIdOf(message.value);
-        const count = (seen.get(id) ?? 0) + 1;
-        seen.set(id, count);
-        if (count === 1 && id.startsWith('bench-')) bulkAt.push(at);
+    reader = await readOutcomes(
+      kafka,
+      `${prefix}.lanes`,
+      [topics.result('lawsuits-summary'), topics.errors],
+      (id, message, at) => {
+        if (id.startsWith('bench-')) bulkAt.push(at);
         const sent = sentAt.get(id);
-        if (count === 1 && sent !== undefined) {
-          added.push(at - sent - VENDOR_MEAN_MS);
-          const times = stampsOf(message.value);
-          if (times) {
-            stages.toReceived.push(times.receivedAt - sent);
-            stages.inService.push(times.completedAt - times.receivedAt - VENDOR_MEAN_MS);
-            stages.toVisible.push(at - times.completedAt);
-          }
-        }
-        await Promise.resolve();
+        if (sent === undefined) return;
+        added.push(at - sent - VENDOR_MEAN_MS);
+        const times = stampsOf(message.value);
+        if (!times) return;
+        stages.toReceived.push(times.receivedAt - sent);
+        stages.inService.push(times.completedAt - times.receivedAt - VENDOR_MEAN_MS);
+        stages.toVisible.push(at - times.completedAt);
       },
-    });
+    );
+    const { seen } = reader;
     const waitFor = async (done: () => boolean, ms: number): Promise<void> => {
       const deadline = Date.now() + ms;
       while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
@@ -166,7 +151,7 @@ async function runMode(kafka: Kafka, admin: Admin, mode: Mode): Promise<Record<s
     const streamSeconds = (streamTo - streamFrom) / 1000;
     await waitFor(() => seen.size >= BULK + sentAt.size, BULK * 10 + 60_000);
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const duplicates = [...seen.values()].reduce((sum, n) => sum + n - 1, 0);
+    const duplicates = reader.duplicates();
     const answered = [...seen.keys()].filter((id) => id.startsWith('bench-') || sentAt.has(id)).length;
     return {
       mode,
@@ -197,7 +182,7 @@ async function runMode(kafka: Kafka, admin: Admin, mode: Mode): Promise<Record<s
       withoutOutcome: BULK + sentAt.size - answered,
     };
   } finally {
-    await reader.disconnect();
+    await reader?.stop();
     if (service) await stop(service);
     await stop(sandbox);
     await dropRun(admin, prefix);
