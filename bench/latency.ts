@@ -5,7 +5,8 @@
  * produced at a steady rate, a few every tick on a clock that does not drift.
  */
 import { Partitioners, type Admin, type Kafka } from 'kafkajs';
-import { requestIdOf, startSandbox, startSystem, vendorCounters } from './measure.js';
+import { startSandbox, startSystem, vendorCounters } from './measure.js';
+import { percentiles, readOutcomes, type OutcomeReader, type Percentiles } from './outcome-reader.js';
 import { serviceMetrics } from './probes.js';
 import { metricSum } from './proc.js';
 import { cpuSeconds, peakRssMiB, stop, type Started } from './processes.js';
@@ -69,13 +70,6 @@ function insideBetween(before: InsideSample, after: InsideSample): InsideFigures
   };
 }
 
-export interface Percentiles {
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-
 export interface LatencyLoad {
   perSecond: number;
   seconds: number;
@@ -96,38 +90,26 @@ export async function measureLatency(
   const sandbox = await startSandbox(scenario.sandbox);
   let target: Started | undefined;
   const sentAt = new Map<string, number>();
-  const seen = new Map<string, number>();
   const latencies: number[] = [];
   const untilWritten: number[] = [];
   const untilVisible: number[] = [];
-  const reader = kafka.consumer({
-    groupId: `${prefix}.latency`,
-    readUncommitted: false,
-    maxWaitTimeInMs: 100,
-  });
+  let reader: OutcomeReader | undefined;
   try {
     target = await startSystem(system, scenario, prefix, {});
-    await reader.connect();
-    await reader.subscribe({
-      topics: [topics.result('lawsuits-summary'), topics.errors],
-      fromBeginning: true,
-    });
-    await reader.run({
-      eachMessage: async ({ message }) => {
-        const receivedAt = Date.now();
-        const id = requestIdOf(message.value);
-        const count = (seen.get(id) ?? 0) + 1;
-        seen.set(id, count);
+    reader = await readOutcomes(
+      kafka,
+      `${prefix}.latency`,
+      [topics.result('lawsuits-summary'), topics.errors],
+      (id, message, receivedAt) => {
         const sent = sentAt.get(id);
-        if (count === 1 && sent !== undefined && !id.startsWith('warmup-')) {
-          const writtenAt = Number(message.timestamp);
-          latencies.push(receivedAt - sent - load.vendorFixedMs);
-          untilWritten.push(writtenAt - sent - load.vendorFixedMs);
-          untilVisible.push(receivedAt - writtenAt);
-        }
-        await Promise.resolve();
+        if (sent === undefined || id.startsWith('warmup-')) return;
+        const writtenAt = Number(message.timestamp);
+        latencies.push(receivedAt - sent - load.vendorFixedMs);
+        untilWritten.push(writtenAt - sent - load.vendorFixedMs);
+        untilVisible.push(receivedAt - writtenAt);
       },
-    });
+    );
+    const { seen } = reader;
     const pid = target.child.pid ?? 0;
     await produceSteadily(
       kafka,
@@ -147,7 +129,7 @@ export async function measureLatency(
     return {
       system,
       requests: sentAt.size,
-      duplicateOutcomes: [...seen.values()].reduce((sum, n) => sum + n - 1, 0),
+      duplicateOutcomes: reader.duplicates(),
       requestsWithoutOutcome: [...sentAt.keys()].filter((id) => !seen.has(id)).length,
       addedMs: percentiles(latencies),
       untilWrittenMs: percentiles(untilWritten),
@@ -158,7 +140,7 @@ export async function measureLatency(
       ...(inside ? { inside } : {}),
     };
   } finally {
-    await reader.disconnect();
+    await reader?.stop();
     if (target) await stop(target);
     await stop(sandbox);
     await dropRun(admin, prefix);
@@ -224,11 +206,4 @@ export async function produceSteadily(
   } finally {
     await producer.disconnect();
   }
-}
-
-function percentiles(values: number[]): Percentiles {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number): number =>
-    round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0);
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: round(sorted.at(-1) ?? 0) };
 }

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import type { Admin, Kafka } from 'kafkajs';
 import type { TopicNames } from '../src/contract/operations.js';
@@ -235,8 +236,22 @@ export function sandboxEnv(): Record<string, string> {
 }
 
 /** The sandbox, with the scenario's knobs, on SANDBOX_PORT. */
-export function startSandbox(knobs: Record<string, string>): Promise<Started> {
-  return startNode(['src/cli.ts', 'sandbox'], { ...sandboxEnv(), ...knobs }, 'sandbox ready');
+/**
+ * The vendor's priority over ours: the sandbox stands in for a vendor on machines of its own,
+ * and on 2 shared cores its event loop stamped arrivals late whenever the broker and the service
+ * had the CPU, which bunched them into a busier sliding second than the service sent. Raising
+ * its priority needs root (CAP_SYS_NICE); without it the sandbox runs as it did.
+ */
+const SANDBOX_NICE = -10;
+
+export async function startSandbox(knobs: Record<string, string>): Promise<Started> {
+  const started = await startNode(['src/cli.ts', 'sandbox'], { ...sandboxEnv(), ...knobs }, 'sandbox ready');
+  try {
+    setPriority(started.child.pid ?? 0, SANDBOX_NICE);
+  } catch {
+    // Not permitted: the figures then include the sandbox's own lag, as before.
+  }
+  return started;
 }
 
 /** CPU seconds of this process (user and system). */

@@ -32,10 +32,11 @@ export interface OperationLimiterDeps {
 }
 
 /**
- * How far ahead of an interactive call bulk calls may have asked for slots, in time at the
- * limit: at 300/s, 30 bulk calls. The quota answers in order of asking, so this is about what
- * an interactive call waits behind bulk on each replica; it is also how much of the pipeline
- * (quota round trip, a busy event loop) bulk alone keeps filled.
+ * How far ahead either lane may have asked for slots, in time at the limit: at 300/s, 30
+ * calls. It is how much of the pipeline (quota round trip, a busy event loop) bulk alone keeps
+ * filled; an interactive call takes a lent bulk slot rather than wait behind it (LentSlots),
+ * and interactive calls that alone would fill the limit leave room this way for the bulk calls
+ * of the reserved share.
  */
 export const LANE_LOOKAHEAD_MS = 100;
 
@@ -54,11 +55,12 @@ export interface ManagedOperationLimiter extends OperationLimiter {
  * lanes: interactive first, bulk within its lookahead and share.
  *
  * What "strict" means across replicas: on one replica, no bulk call asks for a slot while an
- * interactive call waits for one, and an interactive call outranks every bulk call in the
- * local queue. Replicas share only the quota, which answers in order of asking; so an
- * interactive call may still find, per replica, at most the bulk lookahead (LANE_LOOKAHEAD_MS
- * of the limit) of bulk slots asked for before it. The limit itself is the store's, whatever
- * the lane: never exceeded in any sliding second.
+ * interactive call waits for one, an interactive call outranks every bulk call in the local
+ * queue, and it takes the slot the next bulk call of this replica sleeps towards. Replicas
+ * share only the quota, which answers in order of asking; so an interactive call on a replica
+ * with no bulk slot to take may still find, per other replica, at most the lookahead
+ * (LANE_LOOKAHEAD_MS of the limit) of bulk slots asked for before it. The limit itself is the
+ * store's, whatever the lane: never exceeded in any sliding second.
  */
 export function createOperationLimiter(deps: OperationLimiterDeps): ManagedOperationLimiter {
   const logger = deps.logger.child({ component: 'limits', operation: deps.operation });

@@ -35,3 +35,100 @@ describe('the calls a replica reports for the current hour', () => {
     quota.close();
   });
 });
+
+describe('lent slots', () => {
+  /** A store that hands out a slot every 10 ms from `first`, and logs what is given back. */
+  function pacedStore(first: number, released: string[]): QuotaStore {
+    let next = first;
+    return {
+      reserve: () => {
+        const slot = next;
+        next += 10;
+        const token = { slot: String(slot), tat: String(next), window: 0 };
+        return Promise.resolve({
+          kind: 'slot',
+          waitMs: slot - Date.now(),
+          dueAt: slot,
+          token,
+          started: undefined,
+        });
+      },
+      release: (token) => {
+        released.push(token.slot);
+        return Promise.resolve();
+      },
+      backoff: () => Promise.resolve(),
+      backoffRemaining: () => Promise.resolve(0),
+    };
+  }
+
+  function acquirer(store: QuotaStore): QuotaAcquirer {
+    return new QuotaAcquirer({
+      operation: 'vehicle',
+      store,
+      shared: false,
+      logger: silentLogger,
+      now: () => Date.now(),
+      sleeper: createSleeper(() => Date.now()),
+      lateToleranceMs: 2,
+      onSpendCap: () => undefined,
+    });
+  }
+
+  it('gives a lending call a new slot once a taking call took its own, and each slot is used once', async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const released: string[] = [];
+      const quota = acquirer(pacedStore(1_000_100, released));
+      const bulk = quota.acquire(undefined, { slots: 'lend' });
+      await vi.advanceTimersByTimeAsync(10);
+      const interactive = quota.acquire(undefined, { slots: 'take' });
+      await vi.advanceTimersByTimeAsync(200);
+      // The interactive call started on the bulk call's slot (1_000_100); the bulk call on the next.
+      expect((await interactive).due).toBe(1_000_100);
+      expect((await bulk).due).toBe(1_000_110);
+      expect(released).toEqual([]);
+      quota.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('does not give back a slot taken from a lending call that is aborted at the same time', async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const released: string[] = [];
+      const quota = acquirer(pacedStore(1_000_100, released));
+      const abort = new AbortController();
+      const bulk = quota.acquire(abort.signal, { slots: 'lend' }).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(10);
+      // The abort ends the bulk call's sleep first; its slot is taken before that call goes on.
+      abort.abort();
+      const interactive = quota.acquire(undefined, { slots: 'take' });
+      await vi.advanceTimersByTimeAsync(200);
+      expect((await interactive).due).toBe(1_000_100);
+      expect(await bulk).toBeInstanceOf(Error);
+      // The slot is the interactive call's: nothing was released for it.
+      expect(released).not.toContain('1000100');
+      quota.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('lends nothing for a call that does not lend', async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const quota = acquirer(pacedStore(1_000_100, []));
+      const bulk = quota.acquire(undefined);
+      await vi.advanceTimersByTimeAsync(10);
+      const interactive = quota.acquire(undefined, { slots: 'take' });
+      await vi.advanceTimersByTimeAsync(200);
+      expect((await bulk).due).toBe(1_000_100);
+      expect((await interactive).due).toBe(1_000_110);
+      quota.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
