@@ -11,6 +11,7 @@ import type { Operation, TopicNames } from '../contract/operations.js';
 import type { ParamsOf } from '../contract/params.js';
 import type { AppError } from '../errors.js';
 import type { HandlerOutcome } from '../handlers/types.js';
+import { withMember } from '../json-members.js';
 import { maxRawBytes, rawRequest, truncationNote } from './dead-letter-record.js';
 import { buildHeaders } from './headers.js';
 import { fitResult } from './shrink-result.js';
@@ -42,6 +43,11 @@ export interface ResultToWrite {
    * answered from an outcome another message paid for, whose search has its events.
    */
   opensSearch: boolean;
+  /**
+   * JSON.stringify of `result.response` when the caller serialised it already (for the stored
+   * outcome): spliced into the result's JSON instead of serialised again.
+   */
+  responseJson?: string;
 }
 
 /**
@@ -52,7 +58,7 @@ export interface ResultToWrite {
  */
 export async function recordsForResult(
   deps: OutputDeps,
-  { result, request, opensSearch }: ResultToWrite,
+  { result, request, opensSearch, responseJson }: ResultToWrite,
   correlation: Correlation,
   raw: Buffer | null,
 ): Promise<OutputRecord[]> {
@@ -60,7 +66,8 @@ export async function recordsForResult(
   const cloudEvent = { type: `verification.result.${result.operation}`, subject: result.requestId };
   // Encoded whole first: nearly every result fits, and measuring it apart cost a second
   // JSON.stringify of every result.
-  let record = await encode(deps, topic, result, correlation, cloudEvent);
+  const json = responseJson === undefined ? undefined : resultJson(result, responseJson);
+  let record = await encode(deps, topic, result, correlation, cloudEvent, json);
   if (jsonBytes(record.value) > deps.resultMaxBytes) {
     const fitted = fitResult(result, deps.resultMaxBytes);
     if (!fitted) return [await recordForDeadLetter(deps, tooLarge(deps, result, request), correlation, raw)];
@@ -170,11 +177,12 @@ async function encode(
   value: object,
   correlation: Correlation,
   cloudEvent: { type: string; subject: string | null },
+  json?: string,
 ): Promise<OutputRecord> {
   return {
     topic,
     key: correlation.key,
-    value: await deps.codec.encode(topic, value),
+    value: await deps.codec.encode(topic, value, json),
     headers: buildHeaders({
       type: cloudEvent.type,
       subject: cloudEvent.subject,
@@ -183,6 +191,16 @@ async function encode(
       traceparent: correlation.traceparent,
     }),
   };
+}
+
+/**
+ * The JSON of a result envelope whose response is serialised already (`responseJson`): the
+ * envelope's other members, then the response, last (the order of members means nothing in
+ * JSON; the result parses to the same envelope).
+ */
+export function resultJson(result: ResultEnvelope, responseJson: string | undefined): string {
+  const { response: _response, ...members } = result;
+  return withMember(JSON.stringify(members), 'response', responseJson);
 }
 
 /** The result envelope of a request the vendor answered (or whose paid answer is reused). */

@@ -8,7 +8,11 @@ import { jsonErrorPosition } from '../json-position.js';
  * (shared/contract.md, "Messages").
  */
 export interface ValueCodec {
-  encode(topic: string, value: object): Promise<Buffer>;
+  /**
+   * `value`'s bytes for `topic`. `json`, when given, is JSON.stringify of `value` made already
+   * (or JSON that parses to the same value): written as it is.
+   */
+  encode(topic: string, value: object, json?: string): Promise<Buffer>;
   /** A value as its framing's schema reads it (outputs: ours, framed with our ids). */
   decode(value: Buffer): Promise<unknown>;
   /**
@@ -73,7 +77,7 @@ export function plainJsonCodec(): ValueCodec {
     return Promise.resolve(parseJson(value));
   };
   return {
-    encode: (_topic, value) => Promise.resolve(ownedUtf8(JSON.stringify(value))),
+    encode: (_topic, value, json) => Promise.resolve(ownedUtf8(json ?? JSON.stringify(value))),
     decode,
     readRequest: async (value) => ({ value: await decode(value) }),
   };
@@ -122,12 +126,15 @@ export function liveRegistryCodec(ids: LiveSchemaIds, options: FramingOptions = 
   const schemas = new SchemaCache();
   const validate = options.validate ?? false;
   return {
-    async encode(topic, value) {
+    async encode(topic, value, json) {
       const id = await ids.idFor(topic);
       const client = ids.client();
       // Fetched once per id even unchecked: an id the registry does not know is never framed.
       const schema = schemas.get(client, id) ?? (await fetchSchema(ids, client, id, topic, schemas));
-      return validate ? frame(id, schema.toBuffer(value)) : frameJson(id, JSON.stringify(value));
+      if (!validate) return frameJson(id, json ?? JSON.stringify(value));
+      // Checked, then framed as the caller serialised it (the same value).
+      const checked = schema.toBuffer(value);
+      return json === undefined ? frame(id, checked) : frameJson(id, json);
     },
     decode: (value) => decodeValue(ids.client(), value),
     readRequest: (value) => readRequestValue(ids.client(), value),

@@ -33,6 +33,7 @@ import {
 import { IdempotencyGate } from './idempotency-gate.js';
 import { subjectsOfParams } from '../at-rest/subjects.js';
 import { retry, type Backoff } from '../retry.js';
+import { jsonOf } from '../json-members.js';
 
 export type { RequestSignals } from './vendor-call.js';
 
@@ -194,9 +195,12 @@ async function payAndStore<O extends Operation>(
   // Never throws: a failed write keeps the reservation (copies elsewhere wait) and is retried;
   // copies here are answered from memory meanwhile.
   const held = await gate.done;
+  // Serialised once, for the stored record and for the result written to its topic.
+  const responseJson = jsonOf(call.outcome.response);
   await held.complete(
     { paramsHash: hash, operation: incoming.operation, origin: incoming.origin, outcome: call.outcome },
     subjectsOfParams(params),
+    responseJson,
   );
   // Answers behind a paced limiter land one per turn of the event loop. Those of a few ms go on
   // from here together, so that what follows (the outcome's encoding, its commit, the next
@@ -209,6 +213,7 @@ async function payAndStore<O extends Operation>(
     result: toResult(deps, incoming, envelope, params, call.outcome, call.attempts, receivedAt),
     request: received,
     opensSearch: true,
+    ...(responseJson === undefined ? {} : { responseJson }),
   };
 }
 

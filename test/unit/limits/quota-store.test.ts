@@ -91,6 +91,24 @@ describe('memory quota store', () => {
     expect(slotOf(await store.reserve()).waitMs).toBe(10);
   });
 
+  // One-instance RSS creep (issue 42): under a limit of a million a second the log kept every
+  // start up to perWindow, one number per call, however long ago.
+  it('remembers only the starts of the last window, however high the limit', async () => {
+    const perWindow = 1_000_000;
+    let clock = 0;
+    const store = createMemoryQuotaStore(
+      settings(perWindow, 1000, 1000 / perWindow, 100, 0.0001),
+      () => clock,
+    );
+    for (let call = 0; call < 5_000; call += 1) {
+      clock += 1;
+      slotOf(await store.reserve());
+    }
+    // One start a millisecond: a window holds a thousand of them.
+    expect(store.remembered).toBeGreaterThan(0);
+    expect(store.remembered).toBeLessThanOrEqual(1_000);
+  });
+
   it('only ever lengthens a backoff', async () => {
     let clock = 1000;
     const store = createMemoryQuotaStore(settings(1000, 1000, 1, 0, 0), () => clock);

@@ -72,6 +72,19 @@ describe('records for a result', () => {
     expect(value.replaced).toMatchObject([{ path: 'response.data.idCards[0].base64', length: 5_000 }]);
   });
 
+  it("writes a result from its response's JSON when handed it, and still shrinks it when one byte over", async () => {
+    const big = result(['a'.repeat(5_000)]);
+    const responseJson = JSON.stringify(big.response);
+    const size = Buffer.byteLength(JSON.stringify(big));
+    const given = { ...toWrite(big), responseJson };
+    const [whole] = await recordsForResult(deps(size), given, { key: null }, null);
+    expect(json(whole?.value ?? Buffer.alloc(0))).toEqual(big);
+    const [shrunk] = await recordsForResult(deps(size - 1), given, { key: null }, null);
+    const value = json(shrunk?.value ?? Buffer.alloc(0));
+    expect(JSON.stringify(value)).not.toContain('a'.repeat(100));
+    expect(value.replaced).toMatchObject([{ path: 'response.data.idCards[0].base64', length: 5_000 }]);
+  });
+
   it('dead-letters a result too large even without its images', async () => {
     const records = await recordsForResult(
       deps(500),
