@@ -1,6 +1,6 @@
 import type { Operation } from '../contract/operations.js';
 import type { Logger } from '../observability/logger.js';
-import { QuotaUnavailableError } from './errors.js';
+import { abortError, QuotaUnavailableError } from './errors.js';
 import type { Admission, QuotaStore, SlotToken } from './quota-store.js';
 import { HOUR_MS } from './settings.js';
 import type { Sleeper } from './sleeper.js';
@@ -103,7 +103,9 @@ export class QuotaAcquirer {
       if (this.backoffUntil > now()) await sleeper.until(this.backoffUntil, signal);
       // In the same tick as the reservation: a Redis command it sends goes in the same write.
       beforeStart?.begin();
-      const lent = slots === 'take' ? this.lent.takeSoonest(now()) : undefined;
+      // Only when some are lent: otherwise the reservation goes in the same tick as begin().
+      const lent =
+        slots === 'take' && this.lent.size > 0 ? await this.takeLent(beforeStart, signal) : undefined;
       const admission = lent?.admission ?? (await this.reserve());
       // Lateness counts from the slot's start on this clock (dueAt), else from the answer: the
       // round trip to Redis is not the event loop lagging, and counting it made every call
@@ -147,6 +149,20 @@ export class QuotaAcquirer {
       this.noteStarted(admission.started);
       return { token: admission.token, due, paced };
     }
+  }
+
+  /**
+   * The lent slot due soonest, once `beforeStart` is done: a lent slot is a few ms ahead, less
+   * than the claim's round trip under load, and a call that took one before its claim answered
+   * gave it back as late (a slot lost) and asked again. Undefined when none is lent by then.
+   */
+  private async takeLent(
+    beforeStart: BeforeStart | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<LentSlot | undefined> {
+    if (beforeStart) await beforeStart.done;
+    if (signal?.aborted) throw abortError(signal);
+    return this.lent.takeSoonest(this.deps.now());
   }
 
   /** Gives back a slot that will not be used; a failure only costs that slot. */

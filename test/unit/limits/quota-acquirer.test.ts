@@ -116,6 +116,35 @@ describe('lent slots', () => {
     }
   });
 
+  it('takes a lent slot only once its beforeStart is done, so a slow claim loses no slot', async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const released: string[] = [];
+      const quota = acquirer(pacedStore(1_000_100, released));
+      const bulk = [0, 1, 2].map(() => quota.acquire(undefined, { slots: 'lend' }));
+      await vi.advanceTimersByTimeAsync(10);
+      let claimed: () => void = () => undefined;
+      const done = new Promise<void>((resolve) => (claimed = resolve));
+      const interactive = quota.acquire(undefined, {
+        slots: 'take',
+        beforeStart: { begin: () => undefined, done },
+      });
+      await vi.advanceTimersByTimeAsync(95);
+      claimed();
+      await vi.advanceTimersByTimeAsync(100);
+      // Claimed at 1_000_105: the slot due at 1_000_100 had started its bulk call; 1_000_110 was next.
+      expect((await interactive).due).toBe(1_000_110);
+      // The bulk call it displaced asked again and got the next free slot.
+      const bulkDue = (await Promise.all(bulk)).map((slot) => slot.due).sort((a, b) => a - b);
+      expect(bulkDue).toEqual([1_000_100, 1_000_120, 1_000_130]);
+      expect(released).toEqual([]);
+      expect(quota.lateSlots).toBe(0);
+      quota.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('lends nothing for a call that does not lend', async () => {
     vi.useFakeTimers({ now: 1_000_000 });
     try {
