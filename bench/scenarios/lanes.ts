@@ -4,15 +4,17 @@
  * 20/s for BENCH_LANES_SECONDS (60 s). Run twice in turn: with the lanes (bulk on
  * `.requests.<op>.bulk`) and as today's single lane (every request on the one topic), the
  * baseline. Figures: the interactive requests' added latency (produce until the outcome is
- * visible to a read_committed reader, minus the vendor's configured mean latency), bulk outcomes
- * per second while the stream runs and its slowest second, the share of the limit used, the
- * busiest sliding second the vendor saw, the service's peak RSS, exactly once over both lanes.
+ * visible to a read_committed reader, minus the vendor's configured mean latency) and where it
+ * went, bulk outcomes per second while the stream runs and the slowest second of bulk calls
+ * started, the share of the limit used (calls the vendor billed during the stream), the busiest
+ * sliding second the vendor saw, late slots, commit rounds per second and the broker's CPU, the
+ * service's peak RSS, exactly once over both lanes.
  */
 import type { Admin, Kafka } from 'kafkajs';
 import { produceSteadily } from '../latency.js';
 import { freshTopics, dropRun, publishRequests } from '../requests.js';
 import { cpuSeconds, peakRssMiB, stop, type Started } from '../processes.js';
-import { startSandbox, startSystem, vendorCounters } from '../measure.js';
+import { stackPids, startSandbox, startSystem, vendorCounters } from '../measure.js';
 import { percentiles, readOutcomes, type OutcomeReader } from '../outcome-reader.js';
 import { ADMIN_PORT, round, type Scenario } from '../scenario.js';
 import { serviceMetrics } from '../probes.js';
@@ -53,31 +55,36 @@ type Mode = 'lanes' | 'single';
 const BULK_STARTED = /^verification_lane_calls_started_total\{[^}]*lane="bulk"[^}]*\} (\S+)$/gm;
 
 /**
- * Reads the service's /metrics each second until stopped: its event-loop delay p99 (ms) over
- * each second, and how many bulk calls it started each second (per second of the interval).
+ * Reads the service's /metrics each second until stopped: how many bulk calls it started and
+ * transactions it committed each second.
  */
-function sampleService(): { stop(): Promise<{ lagP99Ms: number[]; bulkStartsPerSecond: number[] }> } {
-  const lagP99Ms: number[] = [];
+function sampleService(): {
+  stop(): Promise<{ bulkStartsPerSecond: number[]; transactionsPerSecond: number[] }>;
+} {
   const bulkStartsPerSecond: number[] = [];
+  const transactionsPerSecond: number[] = [];
   const state = { running: true };
-  let last: { at: number; started: number } | undefined;
+  let last: { at: number; started: number; transactions: number } | undefined;
   const loop = (async () => {
     while (state.running) {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const page = await serviceMetrics().catch(() => '');
       if (!page) continue;
       const at = Date.now();
-      lagP99Ms.push(metricSum(page, 'nodejs_eventloop_lag_p99_seconds') * 1000);
       const started = [...page.matchAll(BULK_STARTED)].reduce((sum, m) => sum + Number(m[1]), 0);
-      if (last) bulkStartsPerSecond.push(((started - last.started) * 1000) / (at - last.at));
-      last = { at, started };
+      const transactions = metricSum(page, 'verification_transactions_committed_total');
+      if (last) {
+        bulkStartsPerSecond.push(((started - last.started) * 1000) / (at - last.at));
+        transactionsPerSecond.push(((transactions - last.transactions) * 1000) / (at - last.at));
+      }
+      last = { at, started, transactions };
     }
   })();
   return {
     async stop() {
       state.running = false;
       await loop;
-      return { lagP99Ms, bulkStartsPerSecond };
+      return { bulkStartsPerSecond, transactionsPerSecond };
     },
   };
 }
@@ -131,7 +138,8 @@ async function runMode(kafka: Kafka, admin: Admin, mode: Mode): Promise<Record<s
     await waitFor(() => bulkAt.length > 0, 120_000);
     const streamFrom = Date.now();
     const billedFrom = (await vendorCounters()).billed;
-    const cpuFrom = cpuSeconds(service.child.pid ?? 0);
+    const broker = stackPids().kafka;
+    const brokerCpuFrom = broker ? cpuSeconds(broker) : 0;
     const sampler = sampleService();
     await produceSteadily(
       kafka,
@@ -142,7 +150,7 @@ async function runMode(kafka: Kafka, admin: Admin, mode: Mode): Promise<Record<s
     );
     const streamTo = Date.now();
     const billedTo = (await vendorCounters()).billed;
-    const cpuTo = cpuSeconds(service.child.pid ?? 0);
+    const brokerCpuTo = broker ? cpuSeconds(broker) : 0;
     const sampled = await sampler.stop();
     // Slots given back because a call woke too late for them (each one a slot unused).
     const lateSlots = metricSum(await serviceMetrics(), 'verification_limiter_late_slots_total');
@@ -168,13 +176,13 @@ async function runMode(kafka: Kafka, admin: Admin, mode: Mode): Promise<Record<s
       // Bulk calls the service started in each second of the stream (its lane counter), the
       // slowest second: outcomes become visible a commit round at a time, calls start evenly.
       bulkStartsSlowestSecond: round(Math.min(...sampled.bulkStartsPerSecond)),
-      // The service's event-loop delay p99 over each second of the stream: median and worst.
-      serviceEventLoopP99Ms: percentiles(sampled.lagP99Ms),
       lateSlotsSinceStart: lateSlots,
+      // Commit rounds (transactions) per second over the stream.
+      transactionsPerSecond: percentiles(sampled.transactionsPerSecond),
       // The calls the vendor billed while the stream ran, over the limit: what both lanes used.
       shareOfLimit: round((billedTo - billedFrom) / streamSeconds / LIMIT, 3),
-      // The service's CPU (user and system) per vendor call while the stream ran.
-      serviceCpuMsPerCall: round(((cpuTo - cpuFrom) * 1000) / Math.max(1, billedTo - billedFrom), 3),
+      // The local broker's CPU (cores) while the stream ran: commit rounds cost it most.
+      ...(broker ? { brokerCores: round((brokerCpuTo - brokerCpuFrom) / streamSeconds, 3) } : {}),
       vendor: await vendorCounters(),
       peakRssMiB: round(peakRssMiB(service.child.pid ?? 0)),
       exactlyOnce: duplicates === 0 && answered === BULK + sentAt.size,
