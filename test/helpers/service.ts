@@ -264,6 +264,31 @@ export async function expectExactlyOneOutcomeEach(
   expect(duplicatedOutcomes(mine)).toEqual([]);
 }
 
+/** Requests tagged `tag` (ids `tag-…`) that have an outcome so far. */
+export function answeredTagged(collector: OutcomeCollector, tag: string): number {
+  return [...collector.outcomesByRequest().keys()].filter((id) => id.startsWith(`${tag}-`)).length;
+}
+
+/**
+ * Both lanes answered, exactly once each: `counts.interactive` requests tagged `tag` and
+ * `counts.bulk` tagged `${tag}bulk`, all seen within `waitMs`, each lane then checked as
+ * expectExactlyOneOutcomeEach does (within `checkMs`).
+ */
+export async function expectExactlyOneOutcomeEachLane(
+  collector: OutcomeCollector,
+  tag: string,
+  counts: { interactive: number; bulk: number },
+  { waitMs, checkMs }: { waitMs: number; checkMs: number },
+): Promise<void> {
+  await collector.waitFor(
+    () => collector.outcomesByRequest().size >= counts.interactive + counts.bulk,
+    waitMs,
+    'every outcome of both lanes',
+  );
+  await expectExactlyOneOutcomeEach(collector, tag, counts.interactive, checkMs);
+  await expectExactlyOneOutcomeEach(collector, `${tag}bulk`, counts.bulk, checkMs);
+}
+
 /**
  * Every request with more than one outcome, and for each outcome where it was read and the
  * request message it answers: `id: results.x[0]@7 for requests.x[0]@7, …`. One output position

@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { billedTwice, expectExactlyOneOutcomeEach, publish, summaryRequests } from '../helpers/service.js';
+import {
+  billedTwice,
+  expectExactlyOneOutcomeEachLane,
+  publish,
+  summaryRequests,
+} from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 
 const stack = useTestKafka();
@@ -54,14 +59,12 @@ describe('exactly one outcome per request', () => {
       const seenAtStop = collector.results().length;
       expect(seenAtStop).toBeLessThan(total);
       await stack.spawn(env);
-      // The helper counts every outcome seen: both lanes' first.
-      await collector.waitFor(
-        () => collector.outcomesByRequest().size >= total + bulk,
-        120_000,
-        'every outcome of both lanes',
+      await expectExactlyOneOutcomeEachLane(
+        collector,
+        'stop',
+        { interactive: total, bulk },
+        { waitMs: 120_000, checkMs: 120_000 },
       );
-      await expectExactlyOneOutcomeEach(collector, 'stop', total, 120_000);
-      await expectExactlyOneOutcomeEach(collector, 'stopbulk', bulk, 120_000);
       // Paid twice only if the process died between the vendor's answer and remembering it.
       const twice = billedTwice(sandbox);
       if (signal === 'SIGTERM') expect(twice).toBe(0);
@@ -91,13 +94,12 @@ describe('exactly one outcome per request', () => {
     await collector.waitFor(() => collector.results().length >= 10, 30_000, 'the first results');
     await stack.service(prefix, sandbox, env);
     const started = Date.now();
-    await collector.waitFor(
-      () => collector.outcomesByRequest().size >= total + bulk,
-      60_000,
-      'every outcome of both lanes',
+    await expectExactlyOneOutcomeEachLane(
+      collector,
+      'quota',
+      { interactive: total, bulk },
+      { waitMs: 60_000, checkMs: 60_000 },
     );
-    await expectExactlyOneOutcomeEach(collector, 'quota', total, 60_000);
-    await expectExactlyOneOutcomeEach(collector, 'quotabulk', bulk, 60_000);
     const counters = sandbox.counters();
     // The limiter allows 25 starts in any 1,035 ms (its 3.5 % margin) across both replicas; one
     // quota per replica would allow 50. Both instances and the sandbox run in this test process,

@@ -14,7 +14,13 @@ import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
 import { freePort } from '../helpers/free-port.js';
 import { windowPaused } from '../helpers/paused.js';
-import { billedTwice, expectExactlyOneOutcomeEach, publish, summaryRequests } from '../helpers/service.js';
+import {
+  answeredTagged,
+  billedTwice,
+  expectExactlyOneOutcomeEachLane,
+  publish,
+  summaryRequests,
+} from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 import { until } from '../helpers/wait.js';
 
@@ -67,8 +73,7 @@ describe('rolling restarts with vendor calls in flight', () => {
     await stack.spawn({ ...env, ADMIN_PORT: '0' });
     await collector.waitFor(() => collector.results().length >= 80, 90_000, 'results after the join');
     expect(inFlight()).toBeGreaterThan(0);
-    const bulkAnswered = (): number =>
-      [...collector.outcomesByRequest().keys()].filter((id) => id.startsWith('rollbulk-')).length;
+    const bulkAnswered = (): number => answeredTagged(collector, 'rollbulk');
     // The bulk lane is full and paused on the first replica when it leaves, mid-backlog.
     await until('a full bulk lane', () => windowPaused(firstAdminPort, bulkTopic));
     // Rolling restart of the first: it leaves (SIGTERM drains), comes back, and takes partitions
@@ -79,13 +84,12 @@ describe('rolling restarts with vendor calls in flight', () => {
     await stack.spawn(env);
     // Back, it fills its bulk lane again and pauses it while the backlog lasts.
     await until('a full bulk lane after the restart', () => windowPaused(firstAdminPort, bulkTopic));
-    await collector.waitFor(
-      () => collector.outcomesByRequest().size >= total + bulk,
-      180_000,
-      'every outcome of both lanes',
+    await expectExactlyOneOutcomeEachLane(
+      collector,
+      'roll',
+      { interactive: total, bulk },
+      { waitMs: 180_000, checkMs: 10_000 },
     );
-    await expectExactlyOneOutcomeEach(collector, 'roll', total, 10_000);
-    await expectExactlyOneOutcomeEach(collector, 'rollbulk', bulk, 10_000);
     const counters = sandbox.counters();
     const twice = billedTwice(sandbox);
     console.log(

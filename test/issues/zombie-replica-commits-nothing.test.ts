@@ -12,7 +12,13 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
-import { expectExactlyOneOutcomeEach, publish, summaryRequests } from '../helpers/service.js';
+import {
+  answeredTagged,
+  expectExactlyOneOutcomeEach,
+  expectExactlyOneOutcomeEachLane,
+  publish,
+  summaryRequests,
+} from '../helpers/service.js';
 import { windowPaused } from '../helpers/paused.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 import { until } from '../helpers/wait.js';
@@ -73,19 +79,16 @@ describe('a replica stopped past its session timeout, then continued', () => {
     await until("the zombie's full bulk lane", () => windowPaused(adminPort, bulkTopic));
 
     zombie.kill('SIGSTOP');
-    const bulkAtStop = [...collector.outcomesByRequest().keys()].filter((id) =>
-      id.startsWith('zombiebulk-'),
-    ).length;
+    const bulkAtStop = answeredTagged(collector, 'zombiebulk');
     expect(bulkAtStop).toBeLessThan(bulk);
     // The other replica takes the zombie's partitions once its session expires and its open
     // transaction is aborted, and answers every request of both lanes.
-    await collector.waitFor(
-      () => collector.outcomesByRequest().size >= total + bulk,
-      120_000,
-      'every outcome of both lanes',
+    await expectExactlyOneOutcomeEachLane(
+      collector,
+      'zombie',
+      { interactive: total, bulk },
+      { waitMs: 120_000, checkMs: 10_000 },
     );
-    await expectExactlyOneOutcomeEach(collector, 'zombie', total, 10_000);
-    await expectExactlyOneOutcomeEach(collector, 'zombiebulk', bulk, 10_000);
     const committedAtStop = await (async () => {
       zombie.kill('SIGCONT');
       return committedTransactions(adminPort);
