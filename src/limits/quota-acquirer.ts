@@ -85,7 +85,7 @@ export class QuotaAcquirer {
   /** Slots given back because the call would have started too late for them. */
   lateSlots = 0;
   /** Paced slots this replica's bulk calls sleep towards, which interactive calls may take. */
-  readonly lent = new LentSlots();
+  private readonly lent = new LentSlots();
 
   constructor(private readonly deps: QuotaAcquirerDeps) {}
 

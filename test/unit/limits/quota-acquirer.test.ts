@@ -1,8 +1,8 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { QuotaAcquirer } from '../../../src/limits/quota-acquirer.js';
 import type { QuotaStore } from '../../../src/limits/quota-store.js';
 import { createSleeper } from '../../../src/limits/sleeper.js';
-import { silentLogger } from './helpers.js';
+import { deferred, silentLogger } from './helpers.js';
 
 describe('the calls a replica reports for the current hour', () => {
   it("are the store's count while the spend cap holds, even for a replica that started none", async () => {
@@ -62,10 +62,15 @@ describe('lent slots', () => {
     };
   }
 
-  function acquirer(store: QuotaStore): QuotaAcquirer {
-    return new QuotaAcquirer({
+  let current: QuotaAcquirer | undefined;
+  let released: string[] = [];
+
+  /** An acquirer on pacedStore, its first slot 100 ms after the fake clock's start. */
+  function acquirer(): QuotaAcquirer {
+    released = [];
+    current = new QuotaAcquirer({
       operation: 'vehicle',
-      store,
+      store: pacedStore(1_000_100, released),
       shared: false,
       logger: silentLogger,
       now: () => Date.now(),
@@ -73,91 +78,74 @@ describe('lent slots', () => {
       lateToleranceMs: 2,
       onSpendCap: () => undefined,
     });
+    return current;
   }
 
-  it('gives a lending call a new slot once a taking call took its own, and each slot is used once', async () => {
+  beforeEach(() => {
     vi.useFakeTimers({ now: 1_000_000 });
-    try {
-      const released: string[] = [];
-      const quota = acquirer(pacedStore(1_000_100, released));
-      const bulk = quota.acquire(undefined, { slots: 'lend' });
-      await vi.advanceTimersByTimeAsync(10);
-      const interactive = quota.acquire(undefined, { slots: 'take' });
-      await vi.advanceTimersByTimeAsync(200);
-      // The interactive call started on the bulk call's slot (1_000_100); the bulk call on the next.
-      expect((await interactive).due).toBe(1_000_100);
-      expect((await bulk).due).toBe(1_000_110);
-      expect(released).toEqual([]);
-      quota.close();
-    } finally {
-      vi.useRealTimers();
-    }
+  });
+
+  afterEach(() => {
+    current?.close();
+    current = undefined;
+    vi.useRealTimers();
+  });
+
+  it('gives a lending call a new slot once a taking call took its own, and each slot is used once', async () => {
+    const quota = acquirer();
+    const bulk = quota.acquire(undefined, { slots: 'lend' });
+    await vi.advanceTimersByTimeAsync(10);
+    const interactive = quota.acquire(undefined, { slots: 'take' });
+    await vi.advanceTimersByTimeAsync(200);
+    // The interactive call started on the bulk call's slot (1_000_100); the bulk call on the next.
+    expect((await interactive).due).toBe(1_000_100);
+    expect((await bulk).due).toBe(1_000_110);
+    expect(released).toEqual([]);
   });
 
   it('does not give back a slot taken from a lending call that is aborted at the same time', async () => {
-    vi.useFakeTimers({ now: 1_000_000 });
-    try {
-      const released: string[] = [];
-      const quota = acquirer(pacedStore(1_000_100, released));
-      const abort = new AbortController();
-      const bulk = quota.acquire(abort.signal, { slots: 'lend' }).catch((error: unknown) => error);
-      await vi.advanceTimersByTimeAsync(10);
-      // The abort ends the bulk call's sleep first; its slot is taken before that call goes on.
-      abort.abort();
-      const interactive = quota.acquire(undefined, { slots: 'take' });
-      await vi.advanceTimersByTimeAsync(200);
-      expect((await interactive).due).toBe(1_000_100);
-      expect(await bulk).toBeInstanceOf(Error);
-      // The slot is the interactive call's: nothing was released for it.
-      expect(released).not.toContain('1000100');
-      quota.close();
-    } finally {
-      vi.useRealTimers();
-    }
+    const quota = acquirer();
+    const abort = new AbortController();
+    const bulk = quota.acquire(abort.signal, { slots: 'lend' }).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(10);
+    // The abort ends the bulk call's sleep first; its slot is taken before that call goes on.
+    abort.abort();
+    const interactive = quota.acquire(undefined, { slots: 'take' });
+    await vi.advanceTimersByTimeAsync(200);
+    expect((await interactive).due).toBe(1_000_100);
+    expect(await bulk).toBeInstanceOf(Error);
+    // The slot is the interactive call's: nothing was released for it.
+    expect(released).not.toContain('1000100');
   });
 
   it('takes a lent slot only once its beforeStart is done, so a slow claim loses no slot', async () => {
-    vi.useFakeTimers({ now: 1_000_000 });
-    try {
-      const released: string[] = [];
-      const quota = acquirer(pacedStore(1_000_100, released));
-      const bulk = [0, 1, 2].map(() => quota.acquire(undefined, { slots: 'lend' }));
-      await vi.advanceTimersByTimeAsync(10);
-      let claimed: () => void = () => undefined;
-      const done = new Promise<void>((resolve) => (claimed = resolve));
-      const interactive = quota.acquire(undefined, {
-        slots: 'take',
-        beforeStart: { begin: () => undefined, done },
-      });
-      await vi.advanceTimersByTimeAsync(95);
-      claimed();
-      await vi.advanceTimersByTimeAsync(100);
-      // Claimed at 1_000_105: the slot due at 1_000_100 had started its bulk call; 1_000_110 was next.
-      expect((await interactive).due).toBe(1_000_110);
-      // The bulk call it displaced asked again and got the next free slot.
-      const bulkDue = (await Promise.all(bulk)).map((slot) => slot.due).sort((a, b) => a - b);
-      expect(bulkDue).toEqual([1_000_100, 1_000_120, 1_000_130]);
-      expect(released).toEqual([]);
-      expect(quota.lateSlots).toBe(0);
-      quota.close();
-    } finally {
-      vi.useRealTimers();
-    }
+    const quota = acquirer();
+    const bulk = [0, 1, 2].map(() => quota.acquire(undefined, { slots: 'lend' }));
+    await vi.advanceTimersByTimeAsync(10);
+    const claim = deferred();
+    const interactive = quota.acquire(undefined, {
+      slots: 'take',
+      beforeStart: { begin: () => undefined, done: claim.promise },
+    });
+    await vi.advanceTimersByTimeAsync(95);
+    claim.resolve();
+    await vi.advanceTimersByTimeAsync(100);
+    // Claimed at 1_000_105: the slot due at 1_000_100 had started its bulk call; 1_000_110 was next.
+    expect((await interactive).due).toBe(1_000_110);
+    // The bulk call it displaced asked again and got the next free slot.
+    const bulkDue = (await Promise.all(bulk)).map((slot) => slot.due).sort((a, b) => a - b);
+    expect(bulkDue).toEqual([1_000_100, 1_000_120, 1_000_130]);
+    expect(released).toEqual([]);
+    expect(quota.lateSlots).toBe(0);
   });
 
   it('lends nothing for a call that does not lend', async () => {
-    vi.useFakeTimers({ now: 1_000_000 });
-    try {
-      const quota = acquirer(pacedStore(1_000_100, []));
-      const bulk = quota.acquire(undefined);
-      await vi.advanceTimersByTimeAsync(10);
-      const interactive = quota.acquire(undefined, { slots: 'take' });
-      await vi.advanceTimersByTimeAsync(200);
-      expect((await bulk).due).toBe(1_000_100);
-      expect((await interactive).due).toBe(1_000_110);
-      quota.close();
-    } finally {
-      vi.useRealTimers();
-    }
+    const quota = acquirer();
+    const bulk = quota.acquire(undefined);
+    await vi.advanceTimersByTimeAsync(10);
+    const interactive = quota.acquire(undefined, { slots: 'take' });
+    await vi.advanceTimersByTimeAsync(200);
+    expect((await bulk).due).toBe(1_000_100);
+    expect((await interactive).due).toBe(1_000_110);
   });
 });
