@@ -54,6 +54,28 @@ export interface QuotaSettings {
  */
 export const LOG_SLACK = 64;
 
+/**
+ * A released slot gives its pace back when at most this many slots were taken after it: the
+ * pace is then worked out again over those later slots (releasedPace). A slot deeper in the log
+ * (only under a limit far above the machine's pace, where nothing is paced) keeps its pace spent.
+ */
+export const RELEASE_DEPTH = 1024;
+
+/**
+ * The theoretical arrival time once the slot whose reservation left `releasedTat` is given back,
+ * `later` being the slots taken after it (latest first): the pace as if that reservation never
+ * was, with the time before it taken as late as it can have been (max(slot, previous tat)).
+ * Taking a slot out of a sequence that keeps the pace leaves one that keeps it, so the slots
+ * used still keep it, and a slot given back because its call woke too late is not lost: before,
+ * only the latest slot gave its pace back, and under a backlog every late slot was lost for good
+ * once the burst's room had gone to earlier ones (issue 41: a share of the limit below 0.95).
+ */
+export function releasedPace(releasedTat: number, later: readonly number[], spacingMs: number): number {
+  let tat = releasedTat - spacingMs;
+  for (let i = later.length - 1; i >= 0; i--) tat = Math.max(later[i] ?? tat, tat) + spacingMs;
+  return tat;
+}
+
 /** The in-process store, with how many starts it remembers (bounded by one window's). */
 export interface MemoryQuotaStore extends QuotaStore {
   readonly remembered: number;
@@ -63,7 +85,7 @@ export interface MemoryQuotaStore extends QuotaStore {
  * In-process quota for a single replica. A reservation takes the slot
  * `max(now, tat - burst, latest + burstSpacing, the perWindow-th latest + window)` and moves
  * `tat` to `max(slot, tat) + spacing`; slots only ever move forward. A released slot leaves the
- * log, and gives its spacing back when it was the latest. Starts a window old are forgotten:
+ * log and gives its pace back (releasedPace). Starts a window old are forgotten:
  * they no longer bound any slot, and under a high limit (benchmark (a)'s million a second) the
  * log otherwise grew by one number per call up to perWindow, the one-instance mode's memory
  * creeping by about 0.5 MiB a minute and each reservation's unshift copying the whole log.
@@ -110,8 +132,11 @@ export function createMemoryQuotaStore(settings: QuotaSettings, now: () => numbe
     },
     release(token) {
       const index = log.findIndex((slot) => String(slot) === token.slot);
-      if (index >= 0) log.splice(index, 1);
-      if (String(tat) === token.tat) tat -= settings.spacingMs;
+      if (index >= 0) {
+        log.splice(index, 1);
+        if (index <= RELEASE_DEPTH)
+          tat = Math.min(tat, releasedPace(Number(token.tat), log.slice(0, index), settings.spacingMs));
+      }
       if (token.window === window && count > 0) count -= 1;
       return Promise.resolve();
     },

@@ -1,7 +1,13 @@
 import type { Redis } from 'ioredis';
 import { redisScript, runScriptText, ScriptBatch } from '../redis-script.js';
 import { createClockOffset } from './clock-offset.js';
-import { LOG_SLACK, type Admission, type QuotaSettings, type QuotaStore } from './quota-store.js';
+import {
+  LOG_SLACK,
+  RELEASE_DEPTH,
+  type Admission,
+  type QuotaSettings,
+  type QuotaStore,
+} from './quota-store.js';
 import { HOUR_MS } from './settings.js';
 
 /*
@@ -68,11 +74,24 @@ return {0, start - now, slot, count, hour, nextTat}
 `);
 
 // KEYS: log, tat, spend. ARGV: the reservation's slot, its tat, its hour, counted (1/0),
-// spacing µs.
+// spacing µs, release depth. The pace is worked out again over the slots taken after the
+// released one, as releasedPace (quota-store.ts) does.
 const RELEASE = redisScript(`
-redis.call('LREM', KEYS[1], 1, ARGV[1])
-if redis.call('GET', KEYS[2]) == ARGV[2] then
-  redis.call('SET', KEYS[2], string.format('%.0f', tonumber(ARGV[2]) - tonumber(ARGV[5])), 'KEEPTTL')
+local pos = redis.call('LPOS', KEYS[1], ARGV[1])
+if pos then
+  redis.call('LREM', KEYS[1], 1, ARGV[1])
+  if pos <= tonumber(ARGV[6]) then
+    local spacing = tonumber(ARGV[5])
+    local tat = tonumber(ARGV[2]) - spacing
+    if pos > 0 then
+      local later = redis.call('LRANGE', KEYS[1], 0, pos - 1)
+      for i = #later, 1, -1 do tat = math.max(tonumber(later[i]), tat) + spacing end
+    end
+    local current = redis.call('GET', KEYS[2])
+    if current and tat < tonumber(current) then
+      redis.call('SET', KEYS[2], string.format('%.0f', tat), 'KEEPTTL')
+    end
+  end
 end
 if ARGV[4] == '1' then
   local stored = redis.call('HMGET', KEYS[3], 'w', 'n')
@@ -185,7 +204,7 @@ export function createRedisQuotaStore(options: RedisQuotaStoreOptions): QuotaSto
         redis,
         RELEASE,
         [keys.log, keys.tat, keys.spend],
-        [token.slot, token.tat, token.window, cap > 0 ? 1 : 0, spacingUs],
+        [token.slot, token.tat, token.window, cap > 0 ? 1 : 0, spacingUs, RELEASE_DEPTH],
       );
     },
     async backoff(ms) {

@@ -170,6 +170,31 @@ describe('limits shared through Redis', () => {
     expect(fromFirst(localSlots).slice(0, 5)).toEqual([0, 50, 100, 500, 1000]);
     expect(fromFirst(localSlots)[20]).toBe(10_000);
   });
+  it('the shared script takes back the pace of a slot given back as the in-process store does', async () => {
+    const shape = { ...SHAPE, spendCapPerHour: undefined };
+    const { shared } = sharedQuota(shape);
+    const local = createMemoryQuotaStore(shape, () => 0);
+    const sharedTokens: SlotToken[] = [];
+    const localTokens: SlotToken[] = [];
+    for (let i = 0; i < 6; i++) {
+      sharedTokens.push(slotToken(await shared.reserve()));
+      localTokens.push(slotToken(await local.reserve()));
+    }
+    // The second slot's call gives it back (it woke too late): the later slots no longer count
+    // its pace, so the next two come one spacing sooner than they would have.
+    await shared.release(sharedTokens[1]!);
+    await local.release(localTokens[1]!);
+    for (let i = 0; i < 2; i++) {
+      sharedTokens.push(slotToken(await shared.reserve()));
+      localTokens.push(slotToken(await local.reserve()));
+    }
+    const used = (tokens: SlotToken[], scale: number) =>
+      tokens.filter((_, i) => i !== 1).map((token) => Number(token.slot) / scale);
+    const fromFirst = (slots: number[]) => slots.map((slot) => Math.round(slot - slots[0]!));
+    expect(fromFirst(used(sharedTokens, 1000))).toEqual(fromFirst(used(localTokens, 1)));
+    expect(fromFirst(used(localTokens, 1))).toEqual([0, 100, 500, 1000, 1500, 1550, 2000]);
+  });
+
   it('slots asked for together come from one script run, the same slots as asked one by one', async () => {
     const shape = { ...SHAPE, spendCapPerHour: 100 };
     const { redis, shared } = sharedQuota(shape);

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   createMemoryQuotaStore,
   type Admission,
+  type MemoryQuotaStore,
   type QuotaSettings,
+  type SlotToken,
 } from '../../../src/limits/quota-store.js';
 
 const HOUR = 3_600_000;
@@ -22,24 +24,37 @@ const settings = (
 ): QuotaSettings => ({ perWindow, windowMs, spacingMs, burstMs, burstSpacingMs, spendCapPerHour: undefined });
 
 describe('memory quota store', () => {
-  it('keeps the window, the burst spacing and the pace, whenever slots are asked for', async () => {
+  // Issue 41: a call that woke too late gives its slot back. When only the latest slot gave its
+  // pace back, each such slot was lost for good once the burst's room was spent: under a
+  // backlog the share of the limit fell by the late slots' rate. Giving any slot's pace back
+  // must still keep all three rules over the slots used.
+  it('keeps the window, the burst spacing and the pace over the slots used, whichever are given back', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 20 }),
         fc.double({ min: 50, max: 2000, noNaN: true }),
-        fc.array(fc.integer({ min: 0, max: 80 }), { minLength: 1, maxLength: 80 }),
-        async (perWindow, windowMs, gaps) => {
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 80 }), fc.integer({ min: 0, max: 5 })), {
+          minLength: 1,
+          maxLength: 80,
+        }),
+        async (perWindow, windowMs, steps) => {
           const spacingMs = windowMs / perWindow;
           const shape = settings(perWindow, windowMs, spacingMs, windowMs / 10, spacingMs / 4);
           let clock = 0;
           const store = createMemoryQuotaStore(shape, () => clock);
-          const starts: number[] = [];
-          for (const gap of gaps) {
+          const held: { start: number; token: SlotToken }[] = [];
+          for (const [gap, giveBack] of steps) {
             clock += gap;
             const slot = slotOf(await store.reserve());
             expect(slot.waitMs).toBeGreaterThanOrEqual(0);
-            starts.push(clock + slot.waitMs);
+            held.push({ start: clock + slot.waitMs, token: slot.token });
+            // Now and then, one of the last few slots goes back, due or not (late, aborted).
+            if (giveBack > 0 && giveBack <= 3 && held.length > giveBack) {
+              const [released] = held.splice(held.length - 1 - giveBack, 1);
+              await store.release(released!.token);
+            }
           }
+          const starts = held.map((slot) => slot.start).sort((a, b) => a - b);
           for (let i = 1; i < starts.length; i++) {
             expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(shape.burstSpacingMs - 1e-6);
           }
@@ -54,8 +69,31 @@ describe('memory quota store', () => {
               );
         },
       ),
-      { numRuns: 100 },
+      { numRuns: 200 },
     );
+  });
+
+  it('takes back the pace of any slot given back, so a backlog loses no slot to a late start', async () => {
+    const shape = settings(100, 1000, 10, 30, 2.5);
+    let clock = 0;
+    const releasing = createMemoryQuotaStore(shape, () => clock);
+    const keeping = createMemoryQuotaStore(shape, () => clock);
+    const taken = [];
+    for (let i = 0; i < 10; i++) {
+      taken.push(slotOf(await releasing.reserve()));
+      slotOf(await keeping.reserve());
+    }
+    expect(taken.map((slot) => slot.waitMs)).toEqual([0, 2.5, 5, 7.5, 10, 20, 30, 40, 50, 60]);
+    // The call of the second slot woke too late and gave it back: the slots after it no longer
+    // count its pace, so the next calls start one spacing sooner than with it spent.
+    clock = 4;
+    await releasing.release(taken[1]!.token);
+    const next = async (store: MemoryQuotaStore) => [
+      slotOf(await store.reserve()).dueAt,
+      slotOf(await store.reserve()).dueAt,
+    ];
+    expect(await next(keeping)).toEqual([70, 80]);
+    expect(await next(releasing)).toEqual([62.5, 70]);
   });
 
   it('lets a burst go at once, spread by the burst spacing, then keeps the pace', async () => {
