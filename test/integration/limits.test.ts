@@ -156,16 +156,11 @@ describe('limits shared through Redis', () => {
     const shape = { ...SHAPE, spendCapPerHour: undefined };
     const { shared } = sharedQuota(shape);
     const local = createMemoryQuotaStore(shape, () => 0);
-    const sharedSlots: number[] = [];
-    const localSlots: number[] = [];
     // Asked within tens of ms even on a loaded machine, well under the 50 ms burst spacing
     // times the slot's index (at a 5 ms spacing, a CI run once asked the third 11 ms late).
-    for (let i = 0; i < 25; i++) {
-      sharedSlots.push(Number(slotToken(await shared.reserve()).slot) / 1000);
-      localSlots.push(Number(slotToken(await local.reserve()).slot));
-    }
-    const fromFirst = (slots: number[]) => slots.map((slot) => Math.round(slot - slots[0]!));
-    expect(fromFirst(sharedSlots)).toEqual(fromFirst(localSlots));
+    const taken = await reserveInTurns(shared, local, 25);
+    const localSlots = taken.local.map((token) => Number(token.slot));
+    expect(fromFirst(taken.shared.map((token) => Number(token.slot) / 1000))).toEqual(fromFirst(localSlots));
     // Three at once (the burst), then the pace, then the window holds the 21st back.
     expect(fromFirst(localSlots).slice(0, 5)).toEqual([0, 50, 100, 500, 1000]);
     expect(fromFirst(localSlots)[20]).toBe(10_000);
@@ -174,23 +169,16 @@ describe('limits shared through Redis', () => {
     const shape = { ...SHAPE, spendCapPerHour: undefined };
     const { shared } = sharedQuota(shape);
     const local = createMemoryQuotaStore(shape, () => 0);
-    const sharedTokens: SlotToken[] = [];
-    const localTokens: SlotToken[] = [];
-    for (let i = 0; i < 6; i++) {
-      sharedTokens.push(slotToken(await shared.reserve()));
-      localTokens.push(slotToken(await local.reserve()));
-    }
+    const first = await reserveInTurns(shared, local, 6);
     // The second slot's call gives it back (it woke too late): the later slots no longer count
     // its pace, so the next two come one spacing sooner than they would have.
-    await shared.release(sharedTokens[1]!);
-    await local.release(localTokens[1]!);
-    for (let i = 0; i < 2; i++) {
-      sharedTokens.push(slotToken(await shared.reserve()));
-      localTokens.push(slotToken(await local.reserve()));
-    }
+    await shared.release(first.shared[1]!);
+    await local.release(first.local[1]!);
+    const next = await reserveInTurns(shared, local, 2);
+    const sharedTokens = [...first.shared, ...next.shared];
+    const localTokens = [...first.local, ...next.local];
     const used = (tokens: SlotToken[], scale: number) =>
       tokens.filter((_, i) => i !== 1).map((token) => Number(token.slot) / scale);
-    const fromFirst = (slots: number[]) => slots.map((slot) => Math.round(slot - slots[0]!));
     expect(fromFirst(used(sharedTokens, 1000))).toEqual(fromFirst(used(localTokens, 1)));
     expect(fromFirst(used(localTokens, 1))).toEqual([0, 100, 500, 1000, 1500, 1550, 2000]);
   });
@@ -209,7 +197,6 @@ describe('limits shared through Redis', () => {
     const localSlots: number[] = [];
     for (let i = 0; i < 24; i++) localSlots.push(Number(slotToken(await local.reserve()).slot));
     const sharedSlots = together.map((admission) => Number(slotToken(admission).slot) / 1000);
-    const fromFirst = (slots: number[]) => slots.map((slot) => Math.round(slot - slots[0]!));
     expect(fromFirst(sharedSlots)).toEqual(fromFirst(localSlots));
     // Each reservation counted against the spend cap, in order.
     expect(together.map((admission) => (admission.kind === 'slot' ? admission.started : -1))).toEqual(
@@ -231,6 +218,25 @@ function sharedQuota(shape: QuotaSettings): { redis: Redis; shared: QuotaStore }
     await redis.quit();
   });
   return { redis, shared: createRedisQuotaStore({ ...shape, redis, key, now: () => Date.now() }) };
+}
+
+/** Slots asked for `count` times, of the shared store then the in-process one each time. */
+async function reserveInTurns(
+  shared: QuotaStore,
+  local: QuotaStore,
+  count: number,
+): Promise<{ shared: SlotToken[]; local: SlotToken[] }> {
+  const taken = { shared: [] as SlotToken[], local: [] as SlotToken[] };
+  for (let i = 0; i < count; i++) {
+    taken.shared.push(slotToken(await shared.reserve()));
+    taken.local.push(slotToken(await local.reserve()));
+  }
+  return taken;
+}
+
+/** Slot times (ms) from the first one's, rounded to the millisecond. */
+function fromFirst(slots: number[]): number[] {
+  return slots.map((slot) => Math.round(slot - slots[0]!));
 }
 
 function slotToken(admission: Admission): SlotToken {
