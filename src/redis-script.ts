@@ -88,8 +88,8 @@ export interface ScriptBatchOptions {
   args: number;
   /**
    * When the calls gathered are sent. `tick`: once the code that made them has run (calls
-   * made together, such as one group of jobs starting), still before ioredis's own
-   * auto-pipelining flush, so in the same write as the commands made beside them. `turn`: at
+   * made together, such as one group of jobs starting), still within the turn whose commands
+   * go to Redis in one write (observability/redis-client.ts), so beside them. `turn`: at
    * the end of this turn of the event loop, so calls made in separate I/O callbacks (vendor
    * answers arriving on separate sockets) go together, one turn later.
    */

@@ -2,13 +2,51 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { within } from '../within.js';
 
+type CommandArgs = Parameters<Redis['sendCommand']>;
+
 /**
- * The service's Redis connection. ioredis prints "Unhandled error event" to stderr for an
- * 'error' without a listener, so one is always attached; what it logs leaves out the failed
- * command's arguments, which carry cached outcomes and pending searches (names, tax ids).
+ * A connection whose commands of one turn of the event loop reach Redis in one write, in the
+ * order they were made: the socket is corked at the turn's first command and uncorked once the
+ * turn's callbacks have run (setImmediate, where ioredis's auto-pipelining flushes too).
+ *
+ * It replaces auto-pipelining, which sends the same writes through a Pipeline object per
+ * flush, holds later commands until the running pipeline's replies are in, answers each
+ * through an extra tick, and sends a transaction made after a lone command ahead of it. A lone
+ * EVALSHA cost the client 42 µs of CPU corked against 56 auto-pipelined, ten in one turn 9.2
+ * against 12.8 µs each (local Redis, Node 24, 20k commands); benchmark (a), 40k requests in
+ * four pairs of runs in turns, 0.366-0.371 CPU-ms per request against 0.370-0.403. In (b) the
+ * difference is within the noise (each answer's store is a turn of its own either way).
  */
-export function createRedisClient(url: string, logger: Logger, options: RedisOptions = {}): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 3, enableAutoPipelining: true, ...options });
+class TurnWritingRedis extends Redis {
+  #corked = false;
+
+  override sendCommand(...[command, stream]: CommandArgs): unknown {
+    // `stream` is given when a pipeline or a transaction collects its commands: written whole.
+    if (!stream && !this.#corked && this.status === 'ready') {
+      const socket = this.stream;
+      socket.cork();
+      this.#corked = true;
+      setImmediate(() => {
+        this.#corked = false;
+        socket.uncork();
+      });
+    }
+    return super.sendCommand(command, stream);
+  }
+}
+
+/**
+ * The service's Redis connection (TurnWritingRedis). ioredis prints "Unhandled error event"
+ * to stderr for an 'error' without a listener, so one is always attached; what it logs leaves
+ * out the failed command's arguments, which carry cached outcomes and pending searches (names,
+ * tax ids).
+ */
+export function createRedisClient(
+  url: string,
+  logger: Logger,
+  options: Omit<RedisOptions, 'replyMapping'> = {},
+): Redis {
+  const redis = new TurnWritingRedis(url, { maxRetriesPerRequest: 3, ...options });
   let lastMessage: string | undefined;
   redis.on('error', (error: unknown) => {
     // A down Redis repeats one error per reconnect attempt: log each change, not each attempt.

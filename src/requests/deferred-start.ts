@@ -1,8 +1,8 @@
 /**
  * A promise whose work starts on the first `start()`, not when it is made. Waiting on
  * `promise` does not start it. The idempotency claim is one: made as a request begins, sent
- * only as its limiter slot is asked of Redis, so that both go in one write (ioredis
- * auto-pipelining sends the commands of one tick together).
+ * only as its limiter slot is asked of Redis, so that both go in one write (the service's
+ * Redis client sends the commands of one turn together: observability/redis-client.ts).
  */
 export class DeferredStart<T> {
   readonly promise: Promise<T>;
