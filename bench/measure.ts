@@ -21,6 +21,7 @@ import {
   SERVICE_NODE_OPTIONS,
   MALLOC_ARENAS,
   cpuSecondsPer1000,
+  runFigures,
   round,
   STACK_PROCESSES,
   type Measured,
@@ -202,6 +203,7 @@ function figures(
             counted.seconds,
             counted.requests,
           ),
+          run: runFigures(counted.cpu, system, counted.seconds, counted.requests),
         }
       : {}),
     coresUsed: counted.cpu,

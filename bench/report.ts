@@ -75,7 +75,10 @@ function throughputLine(m: Measured): string {
   const rate = m.achievedPerLimit === undefined ? '' : `${m.achievedPerLimit} of the limit, `;
   const withStack =
     m.withStackCpuSecondsPer1000 === undefined ? '' : ` (${m.withStackCpuSecondsPer1000} with the stack)`;
-  return `${rate}${m.outcomesPerSecond} results/s, ${m.cpuSecondsPer1000} CPU-ms/request${withStack}, ${m.peakRssMiB} MiB peak RSS, ${m.requestsWithOutcome} requests with an outcome, ${m.duplicateOutcomes} duplicates`;
+  const run = m.run
+    ? `; with the sandbox and the stack ${m.run.cpuSecondsPer1000} CPU-ms/request over ${m.run.cores} busy cores`
+    : '';
+  return `${rate}${m.outcomesPerSecond} results/s, ${m.cpuSecondsPer1000} CPU-ms/request${withStack}, ${m.peakRssMiB} MiB peak RSS, ${m.requestsWithOutcome} requests with an outcome, ${m.duplicateOutcomes} duplicates${run}`;
 }
 
 /** What the vendor leg alone did in the same run, and the service's events per request at a pace. */

@@ -89,6 +89,13 @@ export interface Measured {
    * benchmark's own counting left out. Only when the stack is local (its processes readable).
    */
   withStackCpuSecondsPer1000?: number;
+  /**
+   * Every process the requests pass through (the system, the sandbox, the stack) together:
+   * the cores they kept busy over the measured span and their CPU seconds per 1,000 requests.
+   * On a machine they share, throughput follows these: at the same busy cores, a system that
+   * costs the machine more per request gets fewer requests through. Only with a local stack.
+   */
+  run?: { cores: number; cpuSecondsPer1000: number };
   peakRssMiB: number;
   vendor: Pick<CounterSnapshot, 'billed' | 'maxInOneSecond' | 'maxInAnySlidingSecond' | 'rateLimited'>;
   achievedPerLimit?: number;
@@ -105,11 +112,31 @@ export function ratios(service: Measured, baseline: Measured): Record<string, nu
       service.withStackCpuSecondsPer1000 / baseline.withStackCpuSecondsPer1000,
       2,
     );
+  if (service.run && baseline.run?.cpuSecondsPer1000)
+    withStack.cpuPer1000Run = round(service.run.cpuSecondsPer1000 / baseline.run.cpuSecondsPer1000, 2);
   return {
     throughput: round(service.outcomesPerSecond / baseline.outcomesPerSecond, 2),
     cpuPer1000: round(service.cpuSecondsPer1000 / baseline.cpuSecondsPer1000, 2),
     ...withStack,
     peakRss: round(service.peakRssMiB / baseline.peakRssMiB, 2),
+  };
+}
+
+/**
+ * The system, the sandbox and the stack together (Measured.run), from the cores each used over
+ * `seconds`; the benchmark's own counting left out.
+ */
+export function runFigures(
+  coresUsed: Readonly<Record<string, number>>,
+  system: SystemName,
+  seconds: number,
+  requests: number,
+): { cores: number; cpuSecondsPer1000: number } {
+  const processes = [system, 'sandbox', ...STACK_PROCESSES];
+  const cores = processes.reduce((sum, name) => sum + (coresUsed[name] ?? 0), 0);
+  return {
+    cores: round(cores, 3),
+    cpuSecondsPer1000: cpuSecondsPer1000(coresUsed, processes, seconds, requests),
   };
 }
 

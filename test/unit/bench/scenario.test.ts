@@ -5,6 +5,7 @@ import {
   exactlyOnce,
   ratios,
   relativeTo,
+  runFigures,
   STACK_PROCESSES,
   warmUpSettings,
   type Measured,
@@ -141,9 +142,39 @@ describe('ratios', () => {
     ).toEqual({ throughput: 1.12, cpuPer1000: 1.3, cpuPer1000WithStack: 0.86, peakRss: 1 });
   });
 
+  it("sets every process of the service's run against every process of the baseline's", () => {
+    const figures = ratios(
+      run('service', { run: { cores: 1.58, cpuSecondsPer1000: 0.568 } }),
+      run('baseline', { run: { cores: 1.61, cpuSecondsPer1000: 0.454 } }),
+    );
+    expect(figures.cpuPer1000Run).toBe(1.25);
+    expect(
+      ratios(run('service', { run: { cores: 1, cpuSecondsPer1000: 0.5 } }), run('baseline', {})),
+    ).not.toHaveProperty('cpuPer1000Run');
+  });
+
   it('leaves the stack ratio out when a side has no stack figure (a stack that is not local)', () => {
     const figures = ratios(run('service', { withStackCpuSecondsPer1000: 0.42 }), run('baseline', {}));
     expect(figures).not.toHaveProperty('cpuPer1000WithStack');
     expect(figures.throughput).toBe(1);
+  });
+});
+
+describe('the figures of a whole run', () => {
+  it("adds the system, the sandbox and the stack, and leaves the benchmark's own counting out", () => {
+    // Reference run at 3eb2133, (a) service: 2,779.5 results/s.
+    const cores = { service: 0.96, sandbox: 0.157, kafka: 0.231, registry: 0.007, redis: 0.14, bench: 0.084 };
+    const seconds = 100_000 / 2779.5;
+    expect(runFigures(cores, 'service', seconds, 100_000)).toEqual({
+      cores: 1.495,
+      cpuSecondsPer1000: 0.538,
+    });
+  });
+
+  it('counts a process it has no figure for as idle', () => {
+    expect(runFigures({ 'one-instance': 1, sandbox: 0.5 }, 'one-instance', 10, 10_000)).toEqual({
+      cores: 1.5,
+      cpuSecondsPer1000: 1.5,
+    });
   });
 });
