@@ -33,14 +33,15 @@ export async function runDemo(
   const tally = new DemoTally(deps, runId);
   const consumer = deps.kafka.consumer({ groupId: `demo-${runId}`, readUncommitted: false });
   await consumer.connect();
-  await consumer.subscribe({
-    topics: [
-      ...OPERATIONS.map((op) => deps.topics.result(op)),
-      deps.topics.errors,
-      deps.topics.vehicleSearchEvents,
-    ],
-    fromBeginning: false,
-  });
+  const outputs = [
+    ...OPERATIONS.map((op) => deps.topics.result(op)),
+    deps.topics.errors,
+    deps.topics.vehicleSearchEvents,
+  ];
+  await consumer.subscribe({ topics: outputs, fromBeginning: false });
+  // In `dev` the demo shares the service's event loop: its decoder's schemas are compiled
+  // before the first request goes out, not amid the service's first vendor calls.
+  await deps.codec.prepare(outputs);
   // Listen before run(): the join can happen before run() resolves. Waiting for it keeps
   // fromBeginning:false from missing the first outcomes.
   const joined = new Promise<void>((resolve) => {

@@ -21,6 +21,13 @@ export interface ValueCodec {
    * JSON, RegistryUnavailable while the registry cannot say what the id names.
    */
   readRequest(value: Buffer): Promise<ReadValue>;
+  /**
+   * Fetches the current schema of each topic now, so that the first value framed or read for it
+   * does not: the registry client compiles a validator per schema id (tens of ms on the event
+   * loop each), and compiled lazily they ran amid the first vendor calls, which then left late.
+   * Start-up work, done before consuming (the service) or publishing (the demo).
+   */
+  prepare(topics: Iterable<string>): Promise<void>;
 }
 
 /**
@@ -80,6 +87,7 @@ export function plainJsonCodec(): ValueCodec {
     encode: (_topic, value, json) => Promise.resolve(ownedUtf8(json ?? JSON.stringify(value))),
     decode,
     readRequest: async (value) => ({ value: await decode(value) }),
+    prepare: () => Promise.resolve(),
   };
 }
 
@@ -99,7 +107,25 @@ export function registryCodec(registry: SchemaRegistry, schemaIds: ReadonlyMap<s
     },
     decode: (value) => decodeValue(registry, value),
     readRequest: (value) => readRequestValue(registry, value),
+    prepare: (topics) => prepareLatest(registry, topics),
   };
+}
+
+/**
+ * A reader's warm-up: the latest schema of each topic's subject (TopicNameStrategy, as the
+ * service registers them), which is what the next values will be framed with. A subject not
+ * registered yet is left to the first decode.
+ */
+async function prepareLatest(registry: SchemaRegistry, topics: Iterable<string>): Promise<void> {
+  await Promise.all(
+    [...topics].map(async (topic) => {
+      try {
+        await registry.getSchema(await registry.getLatestSchemaId(`${topic}-value`));
+      } catch (error) {
+        if (registryStatus(error) !== 404) throw error;
+      }
+    }),
+  );
 }
 
 /** What the service frames with: ids checked again after any registry failure (schema-ids.ts). */
@@ -138,6 +164,15 @@ export function liveRegistryCodec(ids: LiveSchemaIds, options: FramingOptions = 
     },
     decode: (value) => decodeValue(ids.client(), value),
     readRequest: (value) => readRequestValue(ids.client(), value),
+    async prepare(topics) {
+      const client = ids.client();
+      await Promise.all(
+        [...topics].map(async (topic) => {
+          const id = await ids.idFor(topic);
+          if (!schemas.get(client, id)) await fetchSchema(ids, client, id, topic, schemas);
+        }),
+      );
+    },
   };
 }
 

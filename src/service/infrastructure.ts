@@ -98,8 +98,10 @@ async function createCodec(
     createClient: () => createRegistryClient(url, config.registryAuth, timeoutMs),
     logger,
   });
+  const codec = liveRegistryCodec(ids);
+  await codec.prepare(schemas.keys());
   logger.info({ subjects: schemas.size, compatibility: config.SCHEMA_COMPATIBILITY }, 'schemas registered');
-  return { codec: liveRegistryCodec(ids), registryCheck: () => ids.check() };
+  return { codec, registryCheck: () => ids.check() };
 }
 
 async function connectRedis(config: Config, logger: Logger, closers: Closers): Promise<Redis | undefined> {

@@ -3,7 +3,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { generateJsonSchemas } from '../../src/contract/json-schemas.js';
 import { createRegistryClient } from '../../src/producers/registry-client.js';
 import { registerTopicSchema } from '../../src/producers/schema-registration.js';
-import { liveRegistryCodec, RegistryUnavailable } from '../../src/producers/value-codec.js';
+import { liveRegistryCodec, RegistryUnavailable, registryCodec } from '../../src/producers/value-codec.js';
 
 /** The service frames its outputs itself; a real registry and its client say what is right. */
 describe('framing outputs for the schema registry', () => {
@@ -56,6 +56,25 @@ describe('framing outputs for the schema registry', () => {
     const { codec, client } = await setUp();
     const framed = await codec.encode('t', { ...deadLetter, attempts: 'many' });
     await expect(client.decode(framed)).rejects.toThrow('invalid payload');
+  });
+
+  it('prepared, holds each topic’s schema before its first frame (no validator compiled amid the first calls)', async () => {
+    const { codec, client, id } = await setUp();
+    expect(client.cache.getSchema(id)).toBeUndefined();
+    await codec.prepare(['t']);
+    expect(client.cache.getSchema(id)).toBeDefined();
+    expect((await codec.encode('t', deadLetter)).equals(await client.encode(id, deadLetter))).toBe(true);
+  });
+
+  it('a reader prepared holds the latest schema of each topic it reads, and skips a topic with none', async () => {
+    const topic = `framing-${randomUUID()}`;
+    const id = await registerTopicSchema({ registryUrl, compatibility: 'NONE' }, topic, schema);
+    const client = createRegistryClient(registryUrl);
+    const reader = registryCodec(client, new Map());
+    await reader.prepare([topic, `unregistered-${randomUUID()}`]);
+    expect(client.cache.getSchema(id)).toBeDefined();
+    const framed = await client.encode(id, deadLetter);
+    expect(await reader.decode(framed)).toEqual(deadLetter);
   });
 
   it('an id the registry does not know is a registry fault, and the ids are checked again', async () => {

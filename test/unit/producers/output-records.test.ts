@@ -39,6 +39,7 @@ const framedCodec: ValueCodec = {
     Promise.resolve(Buffer.concat([Buffer.from([0, 0, 0, 0, 7]), Buffer.from(JSON.stringify(value))])),
   decode: () => Promise.reject(new Error('not used')),
   readRequest: () => Promise.reject(new Error('not used')),
+  prepare: () => Promise.resolve(),
 };
 
 const deps = (resultMaxBytes: number, codec: ValueCodec = plainJsonCodec()): OutputDeps => ({
