@@ -74,7 +74,8 @@ export function backoffDelayMs(
   );
   switch (backoff.jitter) {
     case 'full':
-      return Math.round(random() * ceiling);
+      // Below the ceiling, as random() is below 1.
+      return Math.floor(random() * ceiling);
     case 'equal':
       return Math.round(ceiling / 2 + random() * (ceiling / 2));
     case 'none':

@@ -4,6 +4,7 @@ import type { Operation } from '../contract/operations.js';
 import type { OperationSchedulers } from './operation-schedulers.js';
 import { PartitionState } from './partition-state.js';
 import type { PauseControl } from './pause-control.js';
+import { abortableSleep, retry } from '../retry.js';
 
 /** What `Partitions` depends on. */
 export interface PartitionsDeps {
@@ -33,6 +34,14 @@ export interface PartitionsDeps {
  * will not end by itself (its markers lost, KIP-664's hanging transaction).
  */
 export const HANGING_TRANSACTION_MARGIN_MS = 15_000;
+
+/** A partition paused until an earlier owner's transaction ends; `ended` stops the wait. */
+interface UnstableWait {
+  topic: string;
+  partition: number;
+  since: number;
+  ended: AbortController;
+}
 
 /** A request partition held by an open transaction past the transaction timeout. */
 export interface HeldPartition {
@@ -65,7 +74,7 @@ export class Partitions {
   private readonly states = new Map<string, PartitionState>();
   private readonly pending = new Map<string, Promise<PartitionState | undefined>>();
   /** Partitions paused until an earlier owner's transaction ends, with when each started waiting. */
-  private readonly unstable = new Map<string, { topic: string; partition: number; since: number }>();
+  private readonly unstable = new Map<string, UnstableWait>();
   private stopped = false;
   private assignment: Record<string, number[] | undefined> = {};
   /** Each topic's partitions' log start offsets, as last read since the last rebalance. */
@@ -207,44 +216,58 @@ export class Partitions {
     return state;
   }
 
+  /**
+   * Reads the committed offset again, at waits growing to 1 s, until no transaction holds it;
+   * then resumes the partition, whose next batch opens it. A reassignment that takes the
+   * partition away ends the wait at once (and lets the pause go); a stop ends it too.
+   */
   private waitForStable(topic: string, partition: number): void {
     const id = `${topic}/${partition}`;
-    if (this.unstable.has(id)) return;
+    if (this.unstable.has(id) || this.stopped) return;
     const { deps } = this;
-    const since = this.now();
-    this.unstable.set(id, { topic, partition, since });
+    const wait: UnstableWait = { topic, partition, since: this.now(), ended: new AbortController() };
+    this.unstable.set(id, wait);
     deps.pauses.pause(topic, partition, 'unstable-offsets');
     deps.logger.info({ topic, partition }, "partition waits for an earlier owner's open transaction");
     let reported = false;
-    const retry = async (delayMs: number): Promise<void> => {
-      await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
-      if (this.stopped) return;
-      const stillOurs = this.assignment[topic]?.includes(partition) ?? false;
-      const settled =
-        !stillOurs ||
-        (await stableCommittedOffset(deps.admin, deps.settings.groupId, topic, partition).catch(
-          () => undefined,
-        )) !== undefined;
-      const heldMs = this.now() - since;
-      if (!settled) {
-        if (!reported && heldMs >= deps.hangingAfterMs) {
-          reported = true;
-          deps.logger.warn(
-            { topic, partition, heldMs, hangingAfterMs: deps.hangingAfterMs },
-            'partition held by an open transaction past the transaction timeout: a hanging transaction? ' +
-              'Find and abort it with kafka-transactions.sh find-hanging / abort (README, "Hanging transactions")',
-          );
-        }
-        return retry(Math.min(1_000, delayMs * 2));
+    const firstDelayMs = deps.unstableRetryMs ?? 50;
+    const stable = async (): Promise<void> => {
+      const offset = await stableCommittedOffset(deps.admin, deps.settings.groupId, topic, partition).catch(
+        () => undefined,
+      );
+      if (offset !== undefined) return;
+      const heldMs = this.now() - wait.since;
+      if (!reported && heldMs >= deps.hangingAfterMs) {
+        reported = true;
+        deps.logger.warn(
+          { topic, partition, heldMs, hangingAfterMs: deps.hangingAfterMs },
+          'partition held by an open transaction past the transaction timeout: a hanging transaction? ' +
+            'Find and abort it with kafka-transactions.sh find-hanging / abort (README, "Hanging transactions")',
+        );
       }
-      this.unstable.delete(id);
-      if (reported) {
-        deps.logger.warn({ topic, partition, heldMs }, 'partition no longer held by a hanging transaction');
-      }
-      // Fetched again on resume; the batch opens the partition from the now stable offset.
-      deps.pauses.resume(topic, partition, 'unstable-offsets');
+      throw new Error('offsets still held by an open transaction');
     };
-    void retry(deps.unstableRetryMs ?? 50);
+    const { signal } = wait.ended;
+    abortableSleep(firstDelayMs, signal)
+      .then(() =>
+        retry(stable, { firstDelayMs: firstDelayMs * 2, maxDelayMs: 1_000, jitter: 'none', signal }),
+      )
+      .then(
+        () => {
+          this.unstable.delete(id);
+          if (reported) {
+            deps.logger.warn(
+              { topic, partition, heldMs: this.now() - wait.since },
+              'partition no longer held by a hanging transaction',
+            );
+          }
+          // Fetched again on resume; the batch opens the partition from the now stable offset.
+          deps.pauses.resume(topic, partition, 'unstable-offsets');
+        },
+        () => {
+          // Ended: stopped, or the partition went elsewhere (assigned() let its pause go).
+        },
+      );
   }
 
   /** The partitions waiting for an open transaction for longer than `hangingAfterMs`. */
@@ -262,6 +285,7 @@ export class Partitions {
   /** Ends the waits for unstable offsets: the runtime is stopping, and will read nothing more. */
   stop(): void {
     this.stopped = true;
+    for (const wait of this.unstable.values()) wait.ended.abort(new Error('stopped'));
   }
 
   /** Revokes every held partition the group's new assignment leaves out. */
@@ -272,6 +296,12 @@ export class Partitions {
     this.logStartReads.clear();
     for (const state of this.states.values()) {
       if (!assignment[state.topic]?.includes(state.partition)) this.revoke(state);
+    }
+    for (const [id, wait] of this.unstable) {
+      if (assignment[wait.topic]?.includes(wait.partition)) continue;
+      wait.ended.abort(new Error('partition assigned elsewhere'));
+      this.unstable.delete(id);
+      this.deps.pauses.resume(wait.topic, wait.partition, 'unstable-offsets');
     }
   }
 

@@ -296,8 +296,13 @@ export class Runtime {
       this.scheduler.dropQueued(() => true);
     }
     await this.commits.commitFinal();
-    // Outcomes still being stored for later copies (bounded by the same deadline).
-    await Promise.race([this.deps.process.idempotency.settle(), deadline]);
+    // Outcomes still being stored for later copies (bounded by the same deadline, which also
+    // ends the retries of the writes still failing then).
+    const stopRetries = new AbortController();
+    void deadline.then(() => {
+      stopRetries.abort(new Error('shutdown deadline reached'));
+    });
+    await Promise.race([this.deps.process.idempotency.settle(stopRetries.signal), deadline]);
     await this.consumer.disconnect();
     await this.producer.close().catch(() => undefined);
   }

@@ -1,5 +1,6 @@
 import kafkajs, { type Admin, type ITopicConfig } from 'kafkajs';
 import { OPERATIONS, type TopicNames } from '../contract/operations.js';
+import { retry } from '../retry.js';
 
 /** The settings of `contractTopics`. */
 export interface TopicSettings {
@@ -39,22 +40,23 @@ export function contractTopics(topics: TopicNames, settings: TopicSettings): ITo
 /**
  * Returns the names of the topics it created. Replicas starting together race to create the
  * same topics, and a loaded broker can answer UNKNOWN_TOPIC_OR_PARTITION while leaders are
- * elected (kafkajs does not retry it): both are retried against a fresh topic list.
+ * elected (kafkajs does not retry it): both are retried against a fresh topic list, up to
+ * `attempts` tries in all, until `signal` (shutdown) aborts.
  */
-export async function ensureTopics(admin: Admin, wanted: ITopicConfig[], attempts = 5): Promise<string[]> {
-  const created: string[] = [];
-  for (let attempt = 1; ; attempt += 1) {
-    const existing = new Set(await admin.listTopics());
-    const missing = wanted.filter((t) => !existing.has(t.topic));
-    if (missing.length === 0) return created;
-    try {
-      await admin.createTopics({ topics: missing, waitForLeaders: true });
-      return [...created, ...missing.map((t) => t.topic)];
-    } catch (error) {
-      if (attempt >= attempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
-    }
-  }
+export async function ensureTopics(
+  admin: Admin,
+  wanted: ITopicConfig[],
+  { attempts = 5, signal }: { attempts?: number; signal?: AbortSignal | undefined } = {},
+): Promise<string[]> {
+  return retry(
+    async () => {
+      const existing = new Set(await admin.listTopics());
+      const missing = wanted.filter((t) => !existing.has(t.topic));
+      if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: true });
+      return missing.map((t) => t.topic);
+    },
+    { maxAttempts: attempts, firstDelayMs: 250, maxDelayMs: 2_000, jitter: 'equal', signal },
+  );
 }
 
 /**

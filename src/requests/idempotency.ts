@@ -8,6 +8,7 @@ import type { Origin } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
 import type { HandlerOutcome } from '../handlers/types.js';
 import { jsonOf, withMember } from '../json-members.js';
+import { retry, type RetryOptions } from '../retry.js';
 import {
   EXTEND_IF_OURS,
   RELEASE_IF_OURS,
@@ -63,8 +64,12 @@ export interface IdempotencyStore {
    * versions, which kept one per operation.
    */
   claim(operation: Operation, requestId: string): Promise<Claim>;
-  /** Resolves once every outcome completed so far is stored (at shutdown, before Redis closes). */
-  settle(): Promise<void>;
+  /**
+   * Resolves once every outcome completed so far is stored (at shutdown, before Redis closes),
+   * or once `signal` aborts (the shutdown deadline): writes still failing then stop being
+   * retried, and their reservations lapse after reservationTtlMs, as at a crash.
+   */
+  settle(signal?: AbortSignal): Promise<void>;
 }
 
 /** sha256 of JSON with sorted keys: the same params give the same hash whatever their order. */
@@ -91,6 +96,29 @@ export interface RedisIdempotencySettings {
   retryWriteMs?: number;
   /** Seals each outcome (AES-256-GCM) and indexes it by subject; absent: in clear (ALLOW_PLAINTEXT_REDIS). */
   atRest?: AtRest | undefined;
+}
+
+/** A failed store is tried again at a steady pace (retryWriteMs) until it lands or shutdown. */
+function storeRetry(retryWriteMs: number, signal: AbortSignal): RetryOptions {
+  return { firstDelayMs: retryWriteMs, maxDelayMs: retryWriteMs, factor: 1, jitter: 'none', signal };
+}
+
+/** Waits for the writes under way; `signal` (the shutdown deadline) aborts `stopping`, ending their retries. */
+async function settleWrites(
+  writing: ReadonlySet<Promise<void>>,
+  stopping: AbortController,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const stop = (): void => {
+    stopping.abort(new Error('store retries stopped at shutdown'));
+  };
+  if (signal?.aborted) stop();
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    await Promise.all(writing);
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
 }
 
 // One script per step, each atomic: the paid outcome or a new reservation; the outcome stored
@@ -137,6 +165,9 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
   // way or retried.
   const unsaved = new Map<string, PaidOutcome>();
   const writing = new Set<Promise<void>>();
+  // Ends the retries of failing writes: at shutdown, never at a revocation (the next owner of
+  // the request must find the outcome stored, not pay for it again).
+  const stopping = new AbortController();
   const send: ScriptSender = (script, keys, args) => runScript(redis, script, keys, args);
   // A group of jobs claims together as it starts; answers arrive on separate sockets, so their
   // outcomes are stored together at the end of the event loop's turn.
@@ -160,16 +191,17 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
           const [subject] = atRest ? subjects : [];
           const index = subject && atRest ? paidSubjectKey(keyPrefix, atRest.index.digest(subject)) : id;
           const member = subject ? requestId : '';
-          for (;;) {
-            try {
-              await stores.run([id, key, index], [value, windowSeconds, token, member]);
-              clearInterval(heartbeat);
-              unsaved.delete(id);
-              return;
-            } catch {
-              // Held, with its heartbeat: copies elsewhere wait instead of paying again.
-              await new Promise((resolve) => setTimeout(resolve, retryWriteMs));
-            }
+          try {
+            // Held, with its heartbeat, while it fails: copies elsewhere wait instead of paying again.
+            await retry(
+              () => stores.run([id, key, index], [value, windowSeconds, token, member]),
+              storeRetry(retryWriteMs, stopping.signal),
+            );
+            unsaved.delete(id);
+          } catch {
+            // Only a shutdown ends the retries: the reservation lapses as at a crash.
+          } finally {
+            clearInterval(heartbeat);
           }
         })();
         writing.add(write);
@@ -189,9 +221,7 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
       if (Buffer.isBuffer(reply)) return { paid: readPaid(openStored(atRest?.cipher, reply, id)) };
       return reply === 1 ? { reservation: reservation(id, key, token, requestId) } : undefined;
     },
-    async settle() {
-      await Promise.all(writing);
-    },
+    settle: (signal) => settleWrites(writing, stopping, signal),
   };
 }
 

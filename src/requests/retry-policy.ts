@@ -1,3 +1,5 @@
+import { backoffDelayMs } from '../retry.js';
+
 /** The settings of `decideRetry`. */
 export interface RetrySettings {
   maxAttempts: number;
@@ -22,8 +24,11 @@ export function decideRetry(
   random: () => number = Math.random,
 ): RetryDecision {
   if (state.attempts >= settings.maxAttempts) return { retry: false, delayMs: 0 };
-  const ceiling = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (state.attempts - 1));
-  const jittered = Math.floor(random() * ceiling);
+  const jittered = backoffDelayMs(
+    { firstDelayMs: settings.baseDelayMs, maxDelayMs: settings.maxDelayMs, jitter: 'full' },
+    state.attempts,
+    random,
+  );
   const delayMs = Math.max(jittered, state.retryAfterMs ?? 0);
   if (state.elapsedMs + delayMs > settings.budgetMs) return { retry: false, delayMs: 0 };
   return { retry: true, delayMs };

@@ -9,8 +9,14 @@ import type { Logger } from 'pino';
  */
 export class Closers {
   readonly #entries: { name: string; close: () => Promise<unknown> }[] = [];
+  readonly #closing = new AbortController();
 
   constructor(private readonly logger: Pick<Logger, 'warn'>) {}
+
+  /** Aborts as closing begins: start-up work still retrying (topic creation) gives up. */
+  get signal(): AbortSignal {
+    return this.#closing.signal;
+  }
 
   /** `name` is a constant naming the part (it is logged when its close fails). */
   add(name: string, close: () => Promise<unknown>): void {
@@ -18,6 +24,7 @@ export class Closers {
   }
 
   async closeAll(): Promise<void> {
+    this.#closing.abort(new Error('closing'));
     for (let entry = this.#entries.pop(); entry; entry = this.#entries.pop()) {
       try {
         await entry.close();

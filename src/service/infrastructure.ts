@@ -48,7 +48,7 @@ export async function connectInfrastructure(
   });
   closers.add('kafka admin', () => admin.disconnect());
   const wanted = contractTopics(topics, topicSettings(config));
-  const created = config.CREATE_TOPICS ? await ensureTopics(admin, wanted) : [];
+  const created = config.CREATE_TOPICS ? await ensureTopics(admin, wanted, { signal: closers.signal }) : [];
   if (created.length > 0) logger.info({ topics: created }, 'topics created');
   await warnOfTopicsKeptForever(
     admin,

@@ -104,7 +104,7 @@ export function instrumentIdempotency(
       if (claim && 'paid' in claim) metrics.paidOutcomeReused(operation);
       return claim;
     },
-    settle: () => store.settle(),
+    settle: (signal) => store.settle(signal),
   };
 }
 

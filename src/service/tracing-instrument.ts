@@ -80,7 +80,7 @@ export function traceIdempotency(store: IdempotencyStore, tracing: Tracing): Ide
         span.setAttribute('verification.dedupe.hit', claim !== undefined && 'paid' in claim);
         return claim;
       }),
-    settle: () => store.settle(),
+    settle: (signal) => store.settle(signal),
   };
 }
 

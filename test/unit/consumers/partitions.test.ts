@@ -235,6 +235,21 @@ describe('Partitions', () => {
     expect(pauses.isPausedFor('requests', 0, 'unstable-offsets')).toBe(false);
   });
 
+  it('ends the wait at once when the partition is assigned elsewhere: no read after it, its pause let go', async () => {
+    vi.useFakeTimers();
+    const { partitions, pauses, reads } = setup({}, 100);
+    partitions.assigned({ requests: [0] });
+    await partitions.stateFor('requests', 0, 'vehicle', '0');
+    await vi.advanceTimersByTimeAsync(150);
+    const readsWhenLeft = reads.length;
+
+    partitions.assigned({ requests: [] });
+    expect(pauses.isPausedFor('requests', 0, 'unstable-offsets')).toBe(false);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(reads).toHaveLength(readsWhenLeft);
+    expect(partitions.heldByHangingTransactions()).toEqual([]);
+  });
+
   it('stops waiting for stable offsets once stopped', async () => {
     vi.useFakeTimers();
     const { partitions, reads } = setup({}, 100);

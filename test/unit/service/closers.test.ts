@@ -24,6 +24,15 @@ describe('Closers', () => {
     expect(warn).toHaveBeenCalledWith(expect.objectContaining({ part: 'stuck' }), 'close failed');
   });
 
+  it('aborts its signal as closing begins, before the first part closes', async () => {
+    const closers = new Closers({ warn: vi.fn() });
+    let abortedAtClose: boolean | undefined;
+    closers.add('topics', () => Promise.resolve((abortedAtClose = closers.signal.aborted)));
+    expect(closers.signal.aborted).toBe(false);
+    await closers.closeAll();
+    expect(abortedAtClose).toBe(true);
+  });
+
   it('closes each part once when closeAll runs again', async () => {
     const close = vi.fn(() => Promise.resolve());
     const closers = new Closers({ warn: vi.fn() });
