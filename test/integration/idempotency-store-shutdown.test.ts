@@ -5,35 +5,24 @@
  * the stopped service's process alive. This file's own redis-server refuses writes
  * (maxmemory 1) once the reservation is taken.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisIdempotencyStore, requestKeys } from '../../src/requests/idempotency.js';
 import { countCalls } from '../helpers/count-calls.js';
-import { freePort } from '../helpers/free-port.js';
+import { startOwnRedis, type OwnRedis } from '../helpers/own-redis.js';
 import { until } from '../helpers/wait.js';
 
-let server: ChildProcess;
+let own: OwnRedis;
 let redis: Redis;
 
 beforeAll(async () => {
-  const port = await freePort();
-  server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  redis = new Redis(`redis://127.0.0.1:${port}`, { retryStrategy: () => 50 });
-  redis.on('error', () => undefined); // refused until redis-server listens
-  await until('redis-server', () => redis.status === 'ready');
+  own = await startOwnRedis();
+  redis = own.redis;
 });
 
 afterAll(() => {
-  redis.disconnect();
-  if (server.exitCode === null) server.kill('SIGKILL');
+  own.stop();
 });
 
 describe('a paid outcome that Redis refuses to store', () => {

@@ -5,10 +5,9 @@
  * Redis here is this file's own redis-server, made to refuse writes (maxmemory 1) while the
  * vendor holds the search's creation, and let go once the runtime has given up on the write.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Kafka, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -18,14 +17,14 @@ import { createLogger } from '../../src/observability/logger.js';
 import { redisPendingStore } from '../../src/webhooks/index.js';
 import { createSandbox, plateFor, type Sandbox } from '../../src/sandbox/index.js';
 import { atRestEnv } from '../helpers/at-rest-keys.js';
-import { freePort } from '../helpers/free-port.js';
 import { readCommitted } from '../helpers/committed-reader.js';
+import { startOwnRedis, type OwnRedis } from '../helpers/own-redis.js';
 import { idempotentProducer, kafkaClient, randomName } from '../helpers/stack.js';
 import { until } from '../helpers/wait.js';
 
 const API_KEY = 'sandbox-key';
 
-let server: ChildProcess;
+let own: OwnRedis;
 let redisUrl: string;
 let redis: Redis;
 let kafka: Kafka;
@@ -33,20 +32,8 @@ let producer: Producer;
 const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
-  const port = await freePort();
-  server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  redisUrl = `redis://127.0.0.1:${port}`;
-  // Reconnects every 50 ms until redis-server listens. (Calling connect() in a loop hung when
-  // the first call came before it listened: every later call threw 'already connecting'.)
-  redis = new Redis(redisUrl, { retryStrategy: () => 50 });
-  redis.on('error', () => undefined); // refused until redis-server listens
-  await until('redis-server', () => redis.status === 'ready');
+  own = await startOwnRedis();
+  ({ url: redisUrl, redis } = own);
   kafka = kafkaClient(inject('kafkaBrokers'));
   producer = idempotentProducer(kafka);
   await producer.connect();
@@ -55,8 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   await producer.disconnect();
-  redis.disconnect();
-  if (server.exitCode === null) server.kill('SIGKILL');
+  own.stop();
 });
 
 interface Result {
