@@ -1,5 +1,5 @@
 /**
- * npm run chaos: the fault suite (README, "Fault suite"). Its own stack on shifted ports, the
+ * npm run chaos: the fault suite (docs/testing.md, "Fault suite"). Its own stack on shifted ports, the
  * vendor sandbox in this process, 2-3 replicas as separate processes, a steady stream of
  * requests, and one fault per scenario. Prints a markdown table, writes the JSON report, and
  * exits 1 when a scenario lost a request or duplicated an outcome.

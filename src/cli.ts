@@ -28,7 +28,7 @@ registerAuditCommands(program);
 
 program
   .command('run')
-  .description('run the service (configuration from the environment; see the README)')
+  .description('run the service (configuration from the environment; see docs/configuration.md)')
   .action(async () => {
     const config = loadConfig();
     applyHeapGrowth(config.HEAP_GROWTH_PERCENT);

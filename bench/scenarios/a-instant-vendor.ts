@@ -18,7 +18,7 @@ export const instantVendor: Scenario = {
     // throughput), and no more: past that, more in flight only makes each request take longer
     // (330 ms at 1,000 and 3,000/s), longer than V8's young generation holds it (a scavenge
     // about every 30 ms), so what it holds is copied and promoted. Against 1,000 / 2,000, in
-    // turns: 0.85x the CPU per request, the same throughput (see the README's benchmarks).
+    // turns: 0.85x the CPU per request, the same throughput (see bench/README.md).
     MAX_IN_FLIGHT: '128',
     PARTITION_WINDOW: '1000',
     VENDOR_CONNECTIONS: '64',

@@ -242,7 +242,7 @@ export class Partitions {
         deps.logger.warn(
           { topic, partition, heldMs, hangingAfterMs: deps.hangingAfterMs },
           'partition held by an open transaction past the transaction timeout: a hanging transaction? ' +
-            'Find and abort it with kafka-transactions.sh find-hanging / abort (README, "Hanging transactions")',
+            'Find and abort it with kafka-transactions.sh find-hanging / abort (docs/operations.md, "Hanging transactions")',
         );
       }
       throw new Error('offsets still held by an open transaction');

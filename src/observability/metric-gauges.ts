@@ -28,7 +28,7 @@ export function runtimeGauges(make: MetricFactory, sources: () => MetricSources)
   );
   make.gauge(
     'verification_partitions_held_by_hanging_transaction',
-    "1 for each request partition waiting for an earlier owner's open transaction past the transaction timeout plus 15 s (a hanging transaction: see the README)",
+    "1 for each request partition waiting for an earlier owner's open transaction past the transaction timeout plus 15 s (a hanging transaction: see docs/operations.md, Hanging transactions)",
     ['topic', 'partition'],
     (g) => {
       g.reset();

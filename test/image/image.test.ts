@@ -2,7 +2,7 @@
  * The service image, run as the chart's pod runs it (test/image/pod-spec.ts: user 1000, read-only
  * root file system, no capabilities, no privilege escalation, ConfigMap and env entries, Secrets
  * as files, probes on the admin port), with --network host against the test stack and the vendor
- * sandbox in this process. On demand: `npm run test:image` (build the image first, see README).
+ * sandbox in this process. On demand: `npm run test:image` (build the image first, see docs/deployment.md).
  *
  * Prints what it measured as `[image] …` lines: image size, cold start to ready, stop time with
  * requests in flight, lost and duplicated outcomes across a stop and start.
