@@ -1,12 +1,15 @@
 /**
  * Writes schemas/<topic suffix>.json and schemas/asyncapi.yaml from the zod envelopes
- * (src/contract/json-schemas.ts, src/contract/asyncapi.ts). `npm run schemas`;
- * test/unit/contract/json-schemas.test.ts and asyncapi.test.ts fail when the files drift.
+ * (src/contract/json-schemas.ts, src/contract/asyncapi.ts), and the topics of docs/data-map.md
+ * from the table of topics (src/contract/topics.ts). `npm run schemas`;
+ * test/unit/contract/json-schemas.test.ts, asyncapi.test.ts and data-map.test.ts fail when the
+ * files drift.
  */
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { generateAsyncApi } from '../src/contract/asyncapi.js';
+import { renderDataMapTopics, withDataMapTopics } from '../src/contract/data-map.js';
 import { generateJsonSchemas } from '../src/contract/json-schemas.js';
 
 export const SCHEMAS_DIR = join(import.meta.dirname, '..', 'schemas');
@@ -16,6 +19,8 @@ export function renderSchema(schema: unknown): string {
 }
 
 export const ASYNCAPI_FILE = join(SCHEMAS_DIR, 'asyncapi.yaml');
+
+export const DATA_MAP_FILE = join(import.meta.dirname, '..', 'docs', 'data-map.md');
 
 export function renderAsyncApi(): string {
   const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
@@ -35,7 +40,10 @@ function main(): void {
   for (const [name, schema] of schemas)
     writeFileSync(join(SCHEMAS_DIR, `${name}.json`), renderSchema(schema));
   writeFileSync(ASYNCAPI_FILE, renderAsyncApi());
-  console.log(`wrote ${schemas.size} schemas and asyncapi.yaml to ${SCHEMAS_DIR}`);
+  writeFileSync(DATA_MAP_FILE, withDataMapTopics(readFileSync(DATA_MAP_FILE, 'utf8'), renderDataMapTopics()));
+  console.log(
+    `wrote ${schemas.size} schemas and asyncapi.yaml to ${SCHEMAS_DIR}, and the topics of ${DATA_MAP_FILE}`,
+  );
 }
 
 if (process.argv[1] === import.meta.filename) main();

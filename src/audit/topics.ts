@@ -1,12 +1,13 @@
-import { LANES, OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
+import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
+import { forOperation, perOperation, TOPIC_KINDS, TOPICS, type TopicRow } from '../contract/topics.js';
 import { AuditError, badArguments } from './errors.js';
 
 /**
- * Which topics to read: full names, or kinds of the contract's topics under the prefix
- * (shared/contract.md, "Topics"). An operation narrows the request and result kinds to its
- * topics (the requests kind: both lanes); the errors and events topics are shared by all operations.
+ * Which topics to read: full names, or kinds of the contract's topics under the prefix (the
+ * table of topics, contract/topics.ts). An operation narrows a per-operation kind to its topics
+ * (the requests kind: both lanes); the errors and events topics are shared by all operations.
  */
-export const TOPIC_KINDS = ['requests', 'results', 'errors', 'events'] as const;
+export { TOPIC_KINDS };
 export type TopicKind = (typeof TOPIC_KINDS)[number];
 
 export interface TopicSelection {
@@ -67,25 +68,20 @@ function topicsOfKind(
   operations: readonly Operation[] | undefined,
 ): { topics: string[]; explicit: boolean; ifPresent?: string[] } {
   const ops = operations && operations.length > 0 ? operations : undefined;
-  switch (kind) {
-    case 'requests':
-      // An operation named outright needs its interactive topic; its bulk lane is read when it
-      // exists (a deployment from before the lanes has none).
-      return ops
-        ? {
-            topics: ops.map((op) => topics.request(op)),
-            explicit: true,
-            ifPresent: ops.map((op) => topics.request(op, 'bulk')),
-          }
-        : {
-            topics: OPERATIONS.flatMap((op) => LANES.map((lane) => topics.request(op, lane))),
-            explicit: false,
-          };
-    case 'results':
-      return { topics: (ops ?? OPERATIONS).map((op) => topics.result(op)), explicit: ops !== undefined };
-    case 'errors':
-      return { topics: [topics.errors], explicit: true };
-    case 'events':
-      return { topics: [topics.vehicleSearchEvents], explicit: true };
+  const rows = TOPICS.filter((row) => row.kind === kind);
+  const named = (row: TopicRow, operation?: Operation): string =>
+    `${topics.prefix}.${forOperation(row.name, operation)}`;
+  const shared = rows.filter((row) => !perOperation(row));
+  if (shared.length > 0) return { topics: shared.map((row) => named(row)), explicit: true };
+  if (!ops) {
+    return { topics: OPERATIONS.flatMap((op) => rows.map((row) => named(row, op))), explicit: false };
   }
+  // An operation named outright needs its interactive topic; its other lanes are read when they
+  // exist (a deployment from before the lanes has none).
+  const [first, ...others] = rows;
+  return {
+    topics: first ? ops.map((op) => named(first, op)) : [],
+    explicit: true,
+    ...(others.length > 0 ? { ifPresent: ops.flatMap((op) => others.map((row) => named(row, op))) } : {}),
+  };
 }

@@ -1,5 +1,6 @@
 import { generateJsonSchemas, type JsonSchema } from './json-schemas.js';
 import { OPERATIONS } from './operations.js';
+import { contractTopicList, forOperation } from './topics.js';
 import { AUDIT_ACTIONS } from './audit-events.js';
 
 /**
@@ -102,64 +103,20 @@ interface ChannelEntry {
   message: object;
 }
 
-/** Every topic of the contract with its message, in the document's order. */
+/** Every topic of the contract (contract/topics.ts) with its message, in the table's order. */
 function contractChannels(schema: (name: string) => JsonSchema): ChannelEntry[] {
-  const perOperation = OPERATIONS.flatMap((op): ChannelEntry[] => [
-    {
-      id: `requests.${op}`,
-      action: 'receive',
-      summary: `Verification requests of ${op}`,
-      message: message(`request.${op}`, `Request: ${op}`, schema(`requests.${op}`), requestHeaders),
-    },
-    {
-      id: `requests.${op}.bulk`,
-      action: 'receive',
-      summary: `Verification requests of ${op}, bulk lane: served after the interactive lane, with a reserved share of the limit`,
-      message: message(
-        `request.${op}.bulk`,
-        `Request (bulk lane): ${op}`,
-        schema(`requests.${op}.bulk`),
-        requestHeaders,
-      ),
-    },
-    {
-      id: `results.${op}`,
-      action: 'send',
-      summary: `One result per answered ${op} request`,
-      message: message(
-        `result.${op}`,
-        `Result: ${op}`,
-        schema(`results.${op}`),
-        outputHeaders(`^verification\\.result\\.${op}$`),
-      ),
-    },
-  ]);
-  return [
-    ...perOperation,
-    {
-      id: 'errors',
-      action: 'send',
-      summary: 'One dead letter per request that could not be answered',
-      message: message('error', 'Dead letter', schema('errors'), outputHeaders('^verification\\.error\\.')),
-    },
-    {
-      id: 'events.vehicle-search',
-      action: 'send',
-      summary: 'Status events of asynchronous vehicle searches',
-      message: message(
-        'vehicle-search-event',
-        'Vehicle-search event',
-        schema('events.vehicle-search'),
-        outputHeaders('^verification\\.event\\.vehicle-search\\.'),
-      ),
-    },
-    {
-      id: 'audit',
-      action: 'send',
-      summary: 'Every reveal and redrive done in the operator console, without personal data',
-      message: auditMessage(schema('audit')),
-    },
-  ];
+  return contractTopicList(OPERATIONS).map(({ row, operation, suffix }) => {
+    const text = (template: string): string => forOperation(template, operation);
+    const headers = row.action === 'receive' ? requestHeaders : outputHeaders(text(row.cloudEventType ?? ''));
+    return {
+      id: suffix,
+      action: row.action,
+      summary: text(row.summary),
+      message: row.framed
+        ? message(text(row.message.name), text(row.message.title), schema(suffix), headers)
+        : auditMessage(schema(suffix)),
+    };
+  });
 }
 
 export function generateAsyncApi(version: string): Record<string, unknown> {

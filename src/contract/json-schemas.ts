@@ -6,8 +6,9 @@ import {
   resultEnvelopeSchema,
   vehicleSearchEventSchema,
 } from './envelopes.js';
-import { OPERATIONS, topicNames, type Operation } from './operations.js';
+import { OPERATIONS, type Operation } from './operations.js';
 import { paramsSchemas } from './params.js';
+import { contractTopicList, forOperation, type SchemaName } from './topics.js';
 
 /**
  * JSON Schemas (draft-07, what Confluent-compatible registries and ajv read) of every topic's
@@ -24,41 +25,49 @@ const toJson = (schema: z.ZodType, title: string, io: 'input' | 'output'): JsonS
   title,
 });
 
+/**
+ * Each kind of value's zod schema, for the table of topics (contract/topics.ts): a new kind of
+ * value is one entry here. Requests are written by others: their schemas describe what we
+ * accept (the input side); the rest describe what we write.
+ */
+const VALUE_SCHEMAS: Record<
+  SchemaName,
+  (operation: Operation | undefined) => { zod: z.ZodType; io: 'input' | 'output' }
+> = {
+  request: (operation) => {
+    if (operation === undefined) throw new Error('a request schema is per operation');
+    return {
+      zod: requestEnvelopeSchema.extend({ params: paramsSchemas[operation] as z.ZodType }),
+      io: 'input',
+    };
+  },
+  result: () => ({ zod: resultEnvelopeSchema, io: 'output' }),
+  'dead-letter': () => ({ zod: errorEnvelopeSchema, io: 'output' }),
+  'vehicle-search-event': () => ({ zod: vehicleSearchEventSchema, io: 'output' }),
+  'audit-event': () => ({ zod: auditEventSchema, io: 'output' }),
+};
+
 /** Schema file name (without `.json`) → schema; names are the topic names after the prefix. */
 export function generateJsonSchemas(): Map<string, JsonSchema> {
   const schemas = new Map<string, JsonSchema>();
-  for (const operation of OPERATIONS) {
-    const request = requestEnvelopeSchema.extend({ params: paramsSchemas[operation] as z.ZodType });
-    // Requests are written by others: describe what we accept (input side of the schemas).
-    schemas.set(`requests.${operation}`, toJson(request, `Request: ${operation}`, 'input'));
-    // The bulk lane carries the same requests (shared/contract.md, "Lanes").
-    schemas.set(`requests.${operation}.bulk`, toJson(request, `Request (bulk lane): ${operation}`, 'input'));
-    schemas.set(`results.${operation}`, toJson(resultEnvelopeSchema, `Result: ${operation}`, 'output'));
+  for (const { row, operation, suffix } of contractTopicList(OPERATIONS)) {
+    const op = operation as Operation | undefined;
+    const { zod, io } = VALUE_SCHEMAS[row.schema](op);
+    schemas.set(suffix, toJson(zod, forOperation(row.title, op), io));
   }
-  schemas.set('errors', toJson(errorEnvelopeSchema, 'Dead letter', 'output'));
-  schemas.set('events.vehicle-search', toJson(vehicleSearchEventSchema, 'Vehicle-search event', 'output'));
-  schemas.set('audit', toJson(auditEventSchema, 'Audit event (console, erase command)', 'output'));
   return schemas;
 }
 
 /**
  * The schemas registered under `<topic>-value`, keyed by full topic name under a prefix: every
- * topic the service frames for the registry. The audit topic is plain JSON, so not among them.
+ * topic the service frames for the registry (the audit topic is plain JSON, so not among them).
  */
 export function jsonSchemasByTopic(prefix: string): Map<string, JsonSchema> {
-  const topics = topicNames(prefix);
   const all = generateJsonSchemas();
   const byTopic = new Map<string, JsonSchema>();
-  const put = (topic: string, name: string): void => {
-    const schema = all.get(name);
-    if (schema) byTopic.set(topic, schema);
-  };
-  for (const operation of OPERATIONS as readonly Operation[]) {
-    put(topics.request(operation), `requests.${operation}`);
-    put(topics.request(operation, 'bulk'), `requests.${operation}.bulk`);
-    put(topics.result(operation), `results.${operation}`);
+  for (const { row, suffix } of contractTopicList(OPERATIONS)) {
+    const schema = all.get(suffix);
+    if (row.framed && schema) byTopic.set(`${prefix}.${suffix}`, schema);
   }
-  put(topics.errors, 'errors');
-  put(topics.vehicleSearchEvents, 'events.vehicle-search');
   return byTopic;
 }

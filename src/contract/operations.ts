@@ -1,3 +1,5 @@
+import { forOperation, LANES, topicRow, type Lane, type TopicKind } from './topics.js';
+
 /** The operations of the Kafka contract, one request topic each (shared/contract.md, "Operations"). */
 export const OPERATIONS = [
   'classify-document',
@@ -17,17 +19,16 @@ export function isOperation(value: string): value is Operation {
   return (OPERATIONS as readonly string[]).includes(value);
 }
 
-/**
- * The request lanes of an operation (shared/contract.md, "Lanes"): `interactive` (a person is
- * waiting) is `<prefix>.requests.<operation>`, `bulk` (backfills, re-checks) the same name with
- * `.bulk` appended. A request's lane is known from the topic it came from.
- */
-export const LANES = ['interactive', 'bulk'] as const;
-export type Lane = (typeof LANES)[number];
+export { LANES, type Lane } from './topics.js';
 
-const BULK_SUFFIX = '.bulk';
+const BULK_SUFFIX = forOperation(topicRow('requests', 'bulk').name, '').replace(
+  forOperation(topicRow('requests', 'interactive').name, ''),
+  '',
+);
 
 export interface TopicNames {
+  /** TOPIC_PREFIX: every name is `<prefix>.<its row's name>` (contract/topics.ts). */
+  prefix: string;
   /** The request topic of an operation's lane (interactive when no lane is given). */
   request(operation: Operation, lane?: Lane): string;
   /** Every request topic: each operation's interactive and bulk lanes. */
@@ -43,10 +44,13 @@ export interface TopicNames {
   laneOfRequestTopic(topic: string): { operation: Operation; lane: Lane } | undefined;
 }
 
+/** The contract's topic names under `prefix`, from the table of topics (contract/topics.ts). */
 export function topicNames(prefix: string): TopicNames {
-  const requestPrefix = `${prefix}.requests.`;
+  const named = (kind: TopicKind, lane?: Lane, operation?: Operation): string =>
+    `${prefix}.${forOperation(topicRow(kind, lane).name, operation)}`;
+  const requestPrefix = `${prefix}.${forOperation(topicRow('requests', 'interactive').name, '')}`;
   const request = (operation: Operation, lane: Lane = 'interactive'): string =>
-    `${requestPrefix}${operation}${lane === 'bulk' ? BULK_SUFFIX : ''}`;
+    named('requests', lane, operation);
   const laneOfRequestTopic = (topic: string): { operation: Operation; lane: Lane } | undefined => {
     if (!topic.startsWith(requestPrefix)) return undefined;
     const rest = topic.slice(requestPrefix.length);
@@ -55,12 +59,13 @@ export function topicNames(prefix: string): TopicNames {
     return isOperation(operation) ? { operation, lane } : undefined;
   };
   return {
+    prefix,
     request,
     requestTopics: () => OPERATIONS.flatMap((op) => LANES.map((lane) => request(op, lane))),
-    result: (operation) => `${prefix}.results.${operation}`,
-    errors: `${prefix}.errors`,
-    vehicleSearchEvents: `${prefix}.events.vehicle-search`,
-    audit: `${prefix}.audit`,
+    result: (operation) => named('results', undefined, operation),
+    errors: named('errors'),
+    vehicleSearchEvents: named('events'),
+    audit: named('audit'),
     operationOfRequestTopic: (topic) => laneOfRequestTopic(topic)?.operation,
     laneOfRequestTopic,
   };

@@ -1,5 +1,6 @@
 import kafkajs, { type Admin, type ITopicConfig } from 'kafkajs';
 import { OPERATIONS, type TopicNames } from '../contract/operations.js';
+import { contractTopicList, type RetentionClass } from '../contract/topics.js';
 import { retry } from '../retry.js';
 
 /** The settings of `contractTopics`. */
@@ -12,30 +13,30 @@ export interface TopicSettings {
 }
 
 /**
- * Creates the contract's topics when missing, each with a finite retention by kind (every
- * topic holds personal data, docs/data-map.md): requests for REQUEST_RETENTION_MS, results,
- * errors and events for OUTPUT_RETENTION_MS, the audit topic for AUDIT_RETENTION_MS (longer).
- * Output topics accept values up to 2 MiB so that a result at RESULT_MAX_BYTES always fits.
+ * The contract's topics (contract/topics.ts), created when missing, each with a finite
+ * retention by its row's class (every topic holds personal data, docs/data-map.md): requests
+ * for REQUEST_RETENTION_MS, results, errors and events for OUTPUT_RETENTION_MS, the audit topic
+ * for AUDIT_RETENTION_MS (longer). Output topics accept values up to 2 MiB so that a result at
+ * RESULT_MAX_BYTES always fits.
  */
 export function contractTopics(topics: TopicNames, settings: TopicSettings): ITopicConfig[] {
-  const make = (topic: string, retentionMs: number, output: boolean): ITopicConfig => ({
-    topic,
+  const retentionMs: Record<RetentionClass, number> = {
+    request: settings.requestRetentionMs,
+    output: settings.outputRetentionMs,
+    audit: settings.auditRetentionMs,
+  };
+  return contractTopicList(OPERATIONS).map(({ row, suffix }) => ({
+    topic: `${topics.prefix}.${suffix}`,
     numPartitions: settings.partitions,
     replicationFactor: settings.replicationFactor,
     configEntries: [
-      { name: 'retention.ms', value: String(retentionMs) },
-      ...(output ? [{ name: 'max.message.bytes', value: String(2 * 1024 * 1024) }] : []),
+      { name: 'retention.ms', value: String(retentionMs[row.retention]) },
+      ...(row.largeValues ? [{ name: 'max.message.bytes', value: String(LARGE_VALUE_BYTES) }] : []),
     ],
-  });
-  return [
-    ...topics.requestTopics().map((topic) => make(topic, settings.requestRetentionMs, false)),
-    ...OPERATIONS.map((op) => make(topics.result(op), settings.outputRetentionMs, true)),
-    make(topics.errors, settings.outputRetentionMs, true),
-    make(topics.vehicleSearchEvents, settings.outputRetentionMs, true),
-    // Audit events (reveal, redrive, erase): kept longer than the outputs they account for.
-    make(topics.audit, settings.auditRetentionMs, false),
-  ];
+  }));
 }
+
+const LARGE_VALUE_BYTES = 2 * 1024 * 1024;
 
 /**
  * Returns the names of the topics it created. Replicas starting together race to create the
