@@ -31,6 +31,19 @@ read -r -a STACK_JVM_FLAGS <<<"${STACK_JVM_OPTS:--XX:+UseSerialGC -XX:TieredStop
 KAFKA_HEAP="${KAFKA_HEAP:--Xms128m -Xmx512m}"
 REGISTRY_HEAP="${REGISTRY_HEAP:--Xms64m -Xmx384m}"
 
+# kafka_broker_settings REPLICATION_FACTOR MIN_ISR -> stack/kafka-broker.properties, the settings
+# every broker of the project shares, with every *replication.factor set to the first and every
+# *.min.isr and min.insync.replicas to the second (the file holds the single node's 1 and 1).
+kafka_broker_settings() {
+  awk -v rf="$1" -v isr="$2" '
+    /^[[:space:]]*([#!]|$)/ { print; next }
+    { key = substr($0, 1, index($0, "=") - 1) }
+    key ~ /replication\.factor$/ { print key "=" rf; next }
+    key ~ /\.min\.isr$/ || key == "min.insync.replicas" { print key "=" isr; next }
+    { print }
+  ' "$STACK_SRC/kafka-broker.properties"
+}
+
 log() { printf '[stack] %s\n' "$*" >&2; }
 die() { printf '[stack] ERROR: %s\n' "$*" >&2; exit 1; }
 

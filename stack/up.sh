@@ -153,25 +153,7 @@ inter.broker.listener.name=$inter
 listener.security.protocol.map=$protocols
 $(secure_listener_config)
 log.dirs=$data
-offsets.topic.replication.factor=$rf
-offsets.topic.num.partitions=10
-transaction.state.log.replication.factor=$rf
-transaction.state.log.min.isr=$isr
-transaction.state.log.num.partitions=10
-share.coordinator.state.topic.replication.factor=$rf
-share.coordinator.state.topic.min.isr=$isr
-default.replication.factor=$rf
-min.insync.replicas=$isr
-num.partitions=1
-group.initial.rebalance.delay.ms=0
-# tests create their topics with the admin client; auto-creation stays on for ad-hoc use
-auto.create.topics.enable=true
-# small machine
-num.network.threads=2
-num.io.threads=4
-background.threads=4
-num.recovery.threads.per.data.dir=1
-log.retention.hours=24
+$(kafka_broker_settings "$rf" "$isr")
 EOF
 }
 

@@ -34,6 +34,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { kafkaContainerEnvironment } from './helpers/kafka-container.js';
 import { secureFrom, type SecureKafka } from './helpers/secure-listener.js';
 import { chooseStack, parseStackMode } from './helpers/stack-choice.js';
 import type { StackEndpoints } from './helpers/stack.js';
@@ -241,42 +242,15 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
   const { GenericContainer, Wait } = await import('testcontainers');
   const { Kafka, logLevel } = await import('kafkajs');
   const secure = await containerSecrets();
-  const jaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+  const keystore = '/tmp/broker-keystore.pem';
 
   const kafkaContainer = new GenericContainer(KAFKA_IMAGE)
     .withExposedPorts(9092, 9095)
     // SECURE (SASL_SSL with SCRAM), as stack/up.sh's: its certificate names localhost.
-    .withCopyFilesToContainer([{ source: secure.keystore, target: '/tmp/broker-keystore.pem', mode: 0o444 }])
-    .withEnvironment({
-      CLUSTER_ID: 'MkU3OEVBNTcwNTJENDM2Qk',
-      KAFKA_NODE_ID: '1',
-      KAFKA_PROCESS_ROLES: 'broker,controller',
-      KAFKA_CONTROLLER_QUORUM_VOTERS: '1@localhost:9093',
-      // PLAINTEXT: for the host (advertised with the mapped port); BROKER: the broker's own
-      // connections to itself (transaction markers), which cannot use the host's address.
-      KAFKA_LISTENERS:
-        'PLAINTEXT://0.0.0.0:9092,CONTROLLER://0.0.0.0:9093,BROKER://0.0.0.0:9094,SECURE://0.0.0.0:9095',
-      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP:
-        'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,BROKER:PLAINTEXT,SECURE:SASL_SSL',
-      // listener.name.secure.*: `___` stands for `-` in the image's variable names.
-      KAFKA_LISTENER_NAME_SECURE_SASL_ENABLED_MECHANISMS: 'SCRAM-SHA-512,SCRAM-SHA-256',
-      KAFKA_LISTENER_NAME_SECURE_SCRAM___SHA___512_SASL_JAAS_CONFIG: jaas,
-      KAFKA_LISTENER_NAME_SECURE_SCRAM___SHA___256_SASL_JAAS_CONFIG: jaas,
-      KAFKA_LISTENER_NAME_SECURE_SSL_KEYSTORE_TYPE: 'PEM',
-      KAFKA_LISTENER_NAME_SECURE_SSL_KEYSTORE_LOCATION: '/tmp/broker-keystore.pem',
-      KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
-      KAFKA_INTER_BROKER_LISTENER_NAME: 'BROKER',
-      KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
-      KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS: '10',
-      KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '1',
-      KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '1',
-      KAFKA_TRANSACTION_STATE_LOG_NUM_PARTITIONS: '10',
-      KAFKA_SHARE_COORDINATOR_STATE_TOPIC_REPLICATION_FACTOR: '1',
-      KAFKA_SHARE_COORDINATOR_STATE_TOPIC_MIN_ISR: '1',
-      KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
-      KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'true',
-      KAFKA_HEAP_OPTS: '-Xms128m -Xmx512m',
-    })
+    .withCopyFilesToContainer([{ source: secure.keystore, target: keystore, mode: 0o444 }])
+    // The broker settings stack/up.sh's nodes have too (stack/kafka-broker.properties), then the
+    // container's own listeners.
+    .withEnvironment(kafkaContainerEnvironment(keystore))
     // The advertised address needs the mapped port, known only once the container runs: the
     // entrypoint waits for it in /tmp/advertised before starting Kafka.
     .withEntrypoint([

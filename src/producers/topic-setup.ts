@@ -39,24 +39,61 @@ export function contractTopics(topics: TopicNames, settings: TopicSettings): ITo
 const LARGE_VALUE_BYTES = 2 * 1024 * 1024;
 
 /**
- * Returns the names of the topics it created. Replicas starting together race to create the
- * same topics, and a loaded broker can answer UNKNOWN_TOPIC_OR_PARTITION while leaders are
- * elected (kafkajs does not retry it): both are retried against a fresh topic list, up to
- * `attempts` tries in all, until `signal` (shutdown) aborts.
+ * Returns the names of the topics it created, once the broker it asks lists them all.
+ *
+ * The controller answers CreateTopics once the topics are in the metadata log; the broker that
+ * answers metadata requests learns of them when it applies that log, in order, and a broker
+ * still creating the partitions of an earlier batch (another service's topics) lists them
+ * seconds later. So each topic is asked for once and then awaited in the broker's topic list:
+ * asked for again on the strength of that stale list, the controller answers
+ * TOPIC_ALREADY_EXISTS, which kafkajs logs at error level (and kafkajs' own waitForLeaders gives
+ * up on the UNKNOWN_TOPIC_OR_PARTITION such a broker answers, which is why it is not used).
+ *
+ * A creation that fails (replicas starting together race to create the same topics, a broker
+ * times out) is tried again against a fresh topic list, for what is still missing, up to
+ * `attempts` tries in all; the wait for the list gives up after `listedWithinMs`. `signal`
+ * (shutdown) aborts either.
  */
 export async function ensureTopics(
   admin: Admin,
   wanted: ITopicConfig[],
-  { attempts = 5, signal }: { attempts?: number; signal?: AbortSignal | undefined } = {},
+  {
+    attempts = 5,
+    listedWithinMs = 60_000,
+    signal,
+  }: { attempts?: number; listedWithinMs?: number; signal?: AbortSignal | undefined } = {},
 ): Promise<string[]> {
-  return retry(
+  const created = await retry(
     async () => {
       const existing = new Set(await admin.listTopics());
       const missing = wanted.filter((t) => !existing.has(t.topic));
-      if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: true });
+      if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: false });
       return missing.map((t) => t.topic);
     },
     { maxAttempts: attempts, firstDelayMs: 250, maxDelayMs: 2_000, jitter: 'equal', signal },
+  );
+  if (created.length > 0) await untilListed(admin, created, listedWithinMs, signal);
+  return created;
+}
+
+/** Waits until the broker's topic list holds every one of `topics`. */
+async function untilListed(
+  admin: Admin,
+  topics: readonly string[],
+  withinMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  await retry(
+    async () => {
+      const listed = new Set(await admin.listTopics());
+      const unlisted = topics.filter((topic) => !listed.has(topic));
+      if (unlisted.length > 0) {
+        throw new Error(
+          `the broker does not list ${unlisted.length} of the topics just created (${unlisted.slice(0, 3).join(', ')}${unlisted.length > 3 ? ', ...' : ''})`,
+        );
+      }
+    },
+    { firstDelayMs: 50, maxDelayMs: 500, jitter: 'equal', budgetMs: withinMs, signal },
   );
 }
 

@@ -4,12 +4,15 @@
  * what a test opens after that test, what `beforeAll` opens after the file's last test.
  */
 import type { ChildProcess } from 'node:child_process';
-import { ConfigResourceTypes, type Admin, type Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 import { afterAll, afterEach, beforeEach } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import type { ServiceOptions } from '../../src/main.js';
+import { contractTopics, ensureTopics } from '../../src/producers/topic-setup.js';
 import { createSandbox, type KnobsPatch, type Sandbox } from '../../src/sandbox/index.js';
 import { spawnService } from './service-process.js';
 import { topicNames } from '../../src/contract/operations.js';
+import { topicSettings } from '../../src/service/settings.js';
 import {
   OutcomeCollector,
   SANDBOX_KEY,
@@ -48,6 +51,16 @@ export interface StartOptions {
   knobs?: KnobsPatch;
   /** The registry the collector decodes with (the shared one by default). */
   registryUrl?: string;
+  /**
+   * A request topic that takes values up to `maxBytes` (upstream may allow more than the errors
+   * topic does): created so before the service starts, which then finds it (largeValueTopic).
+   */
+  largeValues?: LargeValues;
+}
+
+export interface LargeValues {
+  topic: string;
+  maxBytes: number;
 }
 
 export interface TestKafka {
@@ -93,6 +106,9 @@ export function useTestKafka(): TestKafka {
     async startAt(prefix, options = {}) {
       onCleanup(() => deleteTopicsOf(kafka, prefix));
       const sandbox = await parts.sandbox(options.knobs);
+      if (options.largeValues) {
+        await largeValueTopic(kafka, serviceEnv(prefix, sandbox, options.env), options.largeValues);
+      }
       const running = await parts.service(prefix, sandbox, options.env, options.service);
       const collector = await parts.collector(prefix, options.registryUrl);
       const admin = (path: string, init?: RequestInit): Promise<Response> =>
@@ -104,6 +120,7 @@ export function useTestKafka(): TestKafka {
       onCleanup(() => deleteTopicsOf(kafka, prefix));
       const sandbox = await parts.sandbox(options.knobs);
       const env = serviceEnv(prefix, sandbox, options.env);
+      if (options.largeValues) await largeValueTopic(kafka, env, options.largeValues);
       const child = await parts.spawn(env);
       // After the service: it creates the topics.
       const collector = await parts.collector(prefix, options.registryUrl);
@@ -219,21 +236,30 @@ export const serverErrors = (status: number): KnobsPatch => ({
   errorStatus: status,
 });
 
-/** Lets a topic take values up to `bytes` (upstream may allow more than the errors topic does). */
-export async function allowLargeValues(kafka: Kafka, topic: string, bytes: number): Promise<void> {
+/**
+ * Creates `topic` as the service with environment `env` would (partitions, retention), but taking
+ * values up to `maxBytes`. The limit is part of the creation, not a change made after it: a
+ * broker applies its metadata one batch at a time, and while it still creates the partitions of
+ * a batch (the service's two dozen topics, another test file's), those it has created already
+ * take values with the default limit, and a change acknowledged meanwhile waits its turn: a large
+ * value sent then is refused (MESSAGE_TOO_LARGE).
+ */
+async function largeValueTopic(
+  kafka: Kafka,
+  env: Record<string, string>,
+  { topic, maxBytes }: LargeValues,
+): Promise<void> {
+  const config = loadConfig(env);
+  const contract = contractTopics(topicNames(config.TOPIC_PREFIX), topicSettings(config)).find(
+    (t) => t.topic === topic,
+  );
+  if (!contract) throw new Error(`${topic} is not a topic of the service under ${config.TOPIC_PREFIX}`);
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.alterConfigs({
-      validateOnly: false,
-      resources: [
-        {
-          type: ConfigResourceTypes.TOPIC,
-          name: topic,
-          configEntries: [{ name: 'max.message.bytes', value: String(bytes) }],
-        },
-      ],
-    });
+    const limit = { name: 'max.message.bytes', value: String(maxBytes) };
+    const entries = (contract.configEntries ?? []).filter((entry) => entry.name !== limit.name);
+    await ensureTopics(admin, [{ ...contract, configEntries: [...entries, limit] }]);
   } finally {
     await admin.disconnect();
   }

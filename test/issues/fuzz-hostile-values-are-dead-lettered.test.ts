@@ -12,7 +12,7 @@ import { cpfFor } from '../../src/sandbox/index.js';
 import { OutcomeCollector, publish, testPrefix, type RequestMessage } from '../helpers/service.js';
 import { seededRandom } from '../helpers/documents.js';
 import { rssMiB } from '../helpers/service-process.js';
-import { allowLargeValues, useTestKafka } from '../helpers/test-kafka.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
 const COUNT = Number(process.env.FUZZ_COUNT ?? '1000');
 const stack = useTestKafka();
@@ -27,12 +27,12 @@ const topic = topicNames(prefix).request('lawsuits-summary');
 beforeAll(async () => {
   ({ child: service, collector } = await stack.startProcessAt(prefix, {
     knobs: { latencyMeanMs: 1, latencyJitterMs: 1 },
+    largeValues: { topic, maxBytes: 4 << 20 },
   }));
   service.once('exit', (code) => exits.push(code));
   // Its logs are not read: drained so that the pipes never fill.
   service.stdout?.resume();
   service.stderr?.resume();
-  await allowLargeValues(kafka, topic, 4 << 20);
 }, 60_000);
 
 const valid = (i: number): string =>

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor } from '../../src/sandbox/index.js';
 import { OutcomeCollector, publish, testPrefix } from '../helpers/service.js';
-import { allowLargeValues, useTestKafka } from '../helpers/test-kafka.js';
+import { useTestKafka } from '../helpers/test-kafka.js';
 
 const stack = useTestKafka();
 const { kafka } = stack;
@@ -23,9 +23,9 @@ beforeAll(async () => {
   ({ collector } = await stack.startAt(prefix, {
     knobs: { latencyMeanMs: 1, latencyJitterMs: 1 },
     service: { onFatal: (error) => fatal.push(error) },
+    // Upstream may allow larger messages than the errors topic does.
+    largeValues: { topic, maxBytes: 8 << 20 },
   }));
-  // Upstream may allow larger messages than the errors topic does.
-  await allowLargeValues(kafka, topic, 8 << 20);
 }, 60_000);
 
 function valid(requestId: string, i: number): object {

@@ -25,7 +25,78 @@ function fakeAdmin(failures: number, existing: string[] = []) {
   return { admin, creates };
 }
 
+/**
+ * A broker behind its controller: topics the controller created are listed only after `lag`
+ * more topic lists. Asked again for a topic it has, the controller answers TOPIC_ALREADY_EXISTS
+ * (kafkajs logs it at error level, then resolves false); kafkajs' waitForLeaders asks this
+ * broker for the topics' metadata and rejects its UNKNOWN_TOPIC_OR_PARTITION.
+ */
+interface CreateTopicsArgs {
+  topics: ITopicConfig[];
+  waitForLeaders?: boolean;
+}
+
+function laggingAdmin(lag: number) {
+  const committed = new Set<string>();
+  const listedAfter = new Map<string, number>();
+  let lists = 0;
+  const creates: string[][] = [];
+  const alreadyExists: string[] = [];
+  const listed = () => [...committed].filter((t) => lists > (listedAfter.get(t) ?? 0));
+  const admin = {
+    listTopics: () => {
+      lists += 1;
+      return Promise.resolve(listed());
+    },
+    createTopics: ({ topics: asked, waitForLeaders }: CreateTopicsArgs) => {
+      creates.push(asked.map((t) => t.topic));
+      for (const { topic } of asked) {
+        if (committed.has(topic)) alreadyExists.push(topic);
+        else {
+          committed.add(topic);
+          listedAfter.set(topic, lists + lag);
+        }
+      }
+      if (alreadyExists.length > 0) return Promise.resolve(false);
+      if (waitForLeaders !== false && asked.some((t) => !listed().includes(t.topic))) {
+        return Promise.reject(new Error('This server does not host this topic-partition'));
+      }
+      return Promise.resolve(true);
+    },
+  } as unknown as Admin;
+  return { admin, creates, alreadyExists, lists: () => lists };
+}
+
 describe('ensureTopics', () => {
+  it('asks for each topic once and waits until a broker behind its controller lists them', async () => {
+    const { admin, creates, alreadyExists, lists } = laggingAdmin(3);
+    expect(await ensureTopics(admin, wanted)).toEqual(['a', 'b']);
+    expect(creates).toEqual([['a', 'b']]);
+    expect(alreadyExists).toEqual([]);
+    // The list before the creation, then until both are listed.
+    expect(lists()).toBe(1 + 4);
+  });
+
+  it('gives up waiting for the list after listedWithinMs', async () => {
+    const { admin, creates } = laggingAdmin(1_000_000);
+    await expect(ensureTopics(admin, wanted, { listedWithinMs: 200 })).rejects.toThrow(
+      'the broker does not list 2 of the topics just created (a, b)',
+    );
+    expect(creates).toEqual([['a', 'b']]);
+  });
+
+  it('stops waiting for the list once its signal aborts (shutdown)', async () => {
+    const { admin, lists } = laggingAdmin(1_000_000);
+    const shutdown = new AbortController();
+    const ensuring = ensureTopics(admin, wanted, { signal: shutdown.signal });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    shutdown.abort(new Error('closing'));
+    await expect(ensuring).rejects.toThrow('closing');
+    const made = lists();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(lists()).toBe(made);
+  });
+
   it('tries again against a fresh topic list, asking only for what is still missing', async () => {
     const { admin, creates } = fakeAdmin(1);
     expect(await ensureTopics(admin, wanted)).toEqual(['b']);
