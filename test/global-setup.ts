@@ -64,6 +64,12 @@ const RYUK_IMAGE = 'testcontainers/ryuk:0.14.0';
 export default async function setup(project: TestProject): Promise<Teardown | undefined> {
   const started = Date.now();
   const { endpoints, source, teardown } = await resolveStack();
+  try {
+    await groupCoordinatorReady(endpoints.kafkaBrokers);
+  } catch (err) {
+    await teardown?.();
+    throw err;
+  }
   project.provide('kafkaBrokers', endpoints.kafkaBrokers);
   project.provide('schemaRegistryUrl', endpoints.schemaRegistryUrl);
   project.provide('redisUrl', endpoints.redisUrl);
@@ -77,6 +83,34 @@ export default async function setup(project: TestProject): Promise<Teardown | un
       `SCHEMA_REGISTRY_URL=${endpoints.schemaRegistryUrl} REDIS_URL=${endpoints.redisUrl} ${secure}`,
   );
   return teardown;
+}
+
+/**
+ * Waits until the broker's group coordinator answers. A fresh broker (every testcontainers run, a
+ * local stack just started on empty storage) creates its offsets topic on the first group
+ * request and then loads its partitions; a consumer joining meanwhile is answered
+ * COORDINATOR_LOAD_IN_PROGRESS, which kafkajs's consumer meets with an error-level crash and a
+ * restart. dev-run, which asserts a start without error lines, failed so when its service held
+ * the run's first group. Here, the first group request is this one.
+ */
+async function groupCoordinatorReady(brokers: string): Promise<void> {
+  const { Kafka, logLevel } = await import('kafkajs');
+  const admin = new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  const deadline = Date.now() + 120_000;
+  try {
+    for (;;) {
+      try {
+        await admin.connect();
+        await admin.describeGroups(['global-setup.coordinator-probe']);
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 async function resolveStack(): Promise<{
