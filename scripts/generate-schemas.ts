@@ -2,7 +2,7 @@
  * Writes schemas/<topic suffix>.json and schemas/asyncapi.yaml from the zod envelopes
  * (src/contract/json-schemas.ts, src/contract/asyncapi.ts), and the topics of docs/data-map.md
  * from the table of topics (src/contract/topics.ts). `npm run schemas`;
- * test/unit/contract/json-schemas.test.ts, asyncapi.test.ts and data-map.test.ts fail when the
+ * test/unit/contract/json-schemas.test.ts, asyncapi.test.ts and topics.test.ts fail when the
  * files drift.
  */
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

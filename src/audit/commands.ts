@@ -23,6 +23,7 @@ import { fileSink, OutputClosedError, streamSink, type LineSink } from './jsonl.
 import { progressFor, type ProgressStream } from './progress.js';
 import { runReplay } from './replay.js';
 import { runRedrive } from './run-redrive.js';
+import { TOPIC_KINDS } from './topics.js';
 import { describeErase, planEraseFlags, runErase, type EraseFlags } from './erase.js';
 import type { AuditContext } from './scan.js';
 import { TRAIL_KINDS } from './trail.js';
@@ -69,7 +70,7 @@ export function registerAuditCommands(program: Command, testIo?: AuditIo): void 
       .command('replay')
       .description('read topics over a time window or offset range; write JSON Lines or republish')
       .option('--topic <names>', 'topics by full name (repeatable, comma-separated)', collect)
-      .option('--kind <kinds>', 'requests, results, errors, events: topics of the prefix', collect)
+      .option('--kind <kinds>', `${TOPIC_KINDS.join(', ')}: topics of the prefix`, collect)
       .option('--status <values>', 'keep results / events with this status', collect)
       .option('--to-topic <topic>', 'republish the messages to this topic instead of printing them'),
   ).action((flags: ReplayFlags) => {

@@ -1,15 +1,16 @@
 import { normalizeSubject, subjectOfKey, subjectsOfParams, type DataSubject } from '../at-rest/subjects.js';
+import { kindsReadBy } from '../contract/topics.js';
 import { AuditError } from './errors.js';
 import { member, type DecodedRecord } from './records.js';
 import { scan, type AuditContext } from './scan.js';
-import { TRAIL_KINDS } from './trail.js';
 
 /**
- * Where Kafka still holds a data subject's messages within retention: every requests,
- * results, errors and events topic of the prefix read whole with replay's reader, keeping the
- * messages whose key is the subject's tax id or plate or whose params (a request's, a
- * result's, a dead letter's request's) name it. Kafka cannot delete one message: the operator
- * acts on these ranges (kafka-delete-records up to an offset, or waits for retention).
+ * Where Kafka still holds a data subject's messages within retention: every topic that the
+ * table of topics says `erase` reads (contract/topics.ts: each one holding personal data), read
+ * whole with replay's reader, keeping the messages whose key is the subject's tax id or plate
+ * or whose params (a request's, a result's, a dead letter's request's) name it. Kafka cannot
+ * delete one message: the operator acts on these ranges (kafka-delete-records up to an offset,
+ * or waits for retention).
  */
 export interface RetainedRange {
   topic: string;
@@ -19,6 +20,8 @@ export interface RetainedRange {
   lastOffset: string;
   messages: number;
 }
+
+const ERASE_KINDS = kindsReadBy('erase');
 
 export function holdsSubject(record: DecodedRecord, subject: DataSubject): boolean {
   const same = (s: DataSubject | undefined): boolean => s?.kind === subject.kind && s.value === subject.value;
@@ -31,7 +34,7 @@ export async function retainedRanges(ctx: AuditContext, subject: DataSubject): P
   const byPartition = new Map<string, RetainedRange>();
   try {
     await scan(ctx, {
-      selection: { kinds: TRAIL_KINDS, operations: undefined, lenient: true },
+      selection: { kinds: ERASE_KINDS, operations: undefined, lenient: true },
       window: { kind: 'time' },
       filter: {},
       onMatch: (record) => {

@@ -1,6 +1,7 @@
 import { AuditError } from './errors.js';
 import type { FilterCriteria } from './filters.js';
 import type { TopicNames } from '../contract/operations.js';
+import { kindsReadBy } from '../contract/topics.js';
 import type { LineSink } from './jsonl.js';
 import type { DecodedRecord } from './records.js';
 import { describePlan, planRedrive } from './redrive.js';
@@ -51,7 +52,8 @@ export async function runRedrive(ctx: AuditContext, options: RedriveOptions): Pr
   };
   try {
     const summary = await scan(ctx, {
-      selection: { kinds: ['errors'] },
+      // What the table says redrive reads: the dead letters.
+      selection: { kinds: kindsReadBy('redrive') },
       window: options.window,
       filter: options.filter,
       onMatch: (record) => redriveOne(run, record),

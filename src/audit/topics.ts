@@ -1,18 +1,27 @@
 import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
-import { forOperation, perOperation, TOPIC_KINDS, TOPICS, type TopicRow } from '../contract/topics.js';
+import {
+  forOperation,
+  kindsReadBy,
+  perOperation,
+  TOPICS,
+  type TopicKind as AnyTopicKind,
+  type TopicRow,
+} from '../contract/topics.js';
 import { AuditError, badArguments } from './errors.js';
 
 /**
- * Which topics to read: full names, or kinds of the contract's topics under the prefix (the
- * table of topics, contract/topics.ts). An operation narrows a per-operation kind to its topics
- * (the requests kind: both lanes); the errors and events topics are shared by all operations.
+ * Which topics to read: full names, or kinds of the contract's topics under the prefix: the
+ * kinds the table of topics (contract/topics.ts) says `replay` reads. An operation narrows a
+ * per-operation kind to its topics (the requests kind: both lanes); the errors and events
+ * topics are shared by all operations. The audit topic is read by name.
  */
-export { TOPIC_KINDS };
+export const TOPIC_KINDS = kindsReadBy('replay');
 export type TopicKind = (typeof TOPIC_KINDS)[number];
 
 export interface TopicSelection {
   names?: readonly string[] | undefined;
-  kinds?: readonly TopicKind[] | undefined;
+  /** `--kind` takes replay's kinds; erase and redrive select the kinds the table says they read. */
+  kinds?: readonly AnyTopicKind[] | undefined;
   operations?: readonly Operation[] | undefined;
   /** Take whichever of the kinds' topics exist (the trail of a request looks everywhere). */
   lenient?: boolean;
@@ -31,7 +40,7 @@ export function selectTopics(
   const names = selection.names ?? [];
   const kinds = selection.kinds ?? [];
   if (names.length === 0 && kinds.length === 0) {
-    throw badArguments('choose what to read: --topic <name> or --kind <requests|results|errors|events>');
+    throw badArguments(`choose what to read: --topic <name> or --kind <${TOPIC_KINDS.join('|')}>`);
   }
   const chosen = new Set<string>();
   const requireExisting = (topic: string): void => {
@@ -64,7 +73,7 @@ export function selectTopics(
 
 function topicsOfKind(
   topics: TopicNames,
-  kind: TopicKind,
+  kind: AnyTopicKind,
   operations: readonly Operation[] | undefined,
 ): { topics: string[]; explicit: boolean; ifPresent?: string[] } {
   const ops = operations && operations.length > 0 ? operations : undefined;

@@ -1,14 +1,15 @@
 import type { TopicNames } from '../contract/operations.js';
 import type { DecodedRecord } from './records.js';
-import type { TopicKind } from './topics.js';
+import { TOPIC_KINDS, type TopicKind } from './topics.js';
 
 /**
- * The audit trail of one request: its messages from every topic of the prefix in time order —
+ * The audit trail of one request: its messages from every kind of topic `replay` reads (the
+ * table of topics, contract/topics.ts) in time order —
  * the request, each outcome (result or dead letter, several when it was redriven), the
  * vehicle-search events. Timestamps order the trail; within one millisecond the request comes
  * before its outcome and the outcome before the events, then log order breaks the tie.
  */
-export const TRAIL_KINDS: readonly TopicKind[] = ['requests', 'results', 'errors', 'events'];
+export const TRAIL_KINDS: readonly TopicKind[] = TOPIC_KINDS;
 
 export function trailComparator(topics: TopicNames): (a: DecodedRecord, b: DecodedRecord) => number {
   const stage = (record: DecodedRecord): number => {

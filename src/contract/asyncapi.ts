@@ -1,6 +1,6 @@
 import { generateJsonSchemas, type JsonSchema } from './json-schemas.js';
 import { OPERATIONS } from './operations.js';
-import { contractTopicList, forOperation } from './topics.js';
+import { contractTopicList, forOperation, TOPICS, type KeyKind, type TopicRow } from './topics.js';
 import { AUDIT_ACTIONS } from './audit-events.js';
 
 /**
@@ -16,10 +16,25 @@ const prefixParameter = {
   prefix: { description: 'TOPIC_PREFIX of the deployment', default: 'verification' },
 };
 
-const keySchema = {
+const orderingKey = {
   type: 'string',
   description:
     "The request's ordering key (a tax id or a plate, chosen by the producer; may be null). Results, dead letters and events keep the request's key, so they share its partition.",
+};
+
+/** The message key by the row's key (contract/topics.ts, KEYS). */
+const KEY_SCHEMAS: Record<KeyKind, JsonSchema> = {
+  publisher: orderingKey,
+  request: orderingKey,
+  action: { type: 'string', enum: [...AUDIT_ACTIONS], description: 'The action' },
+};
+
+// With SCHEMA_REGISTRY_URL a framed value is magic byte 0, the 4-byte schema id of subject
+// <topic>-value, then the JSON; without it, plain JSON.
+const REGISTRY_FRAMING = {
+  schemaIdLocation: 'payload',
+  schemaIdPayloadEncoding: 'confluent',
+  schemaLookupStrategy: 'TopicNameStrategy',
 };
 
 /** CloudEvents binary-mode headers (shared/contract.md, "Headers written"). */
@@ -51,45 +66,37 @@ const requestHeaders: JsonSchema = {
   },
 };
 
-function message(name: string, title: string, schema: JsonSchema, headers: JsonSchema): object {
-  return {
-    name,
-    title,
-    contentType: 'application/json',
-    headers,
-    payload: { schemaFormat: SCHEMA_FORMAT, schema },
-    bindings: {
-      kafka: {
-        key: keySchema,
-        // With SCHEMA_REGISTRY_URL the value is framed: magic byte 0, the 4-byte schema id of
-        // subject <topic>-value, then the JSON; without it, plain JSON.
-        schemaIdLocation: 'payload',
-        schemaIdPayloadEncoding: 'confluent',
-        schemaLookupStrategy: 'TopicNameStrategy',
-        bindingVersion: KAFKA_BINDING,
-      },
-    },
-  };
+/** Plain JSON written by the console and the commands: a content type, no CloudEvents headers. */
+const plainHeaders: JsonSchema = {
+  type: 'object',
+  required: ['content-type'],
+  properties: { 'content-type': { type: 'string', const: 'application/json' } },
+};
+
+/** Whether the service reads the topic or writes it, in AsyncAPI's words. */
+function actionOf(row: TopicRow): 'receive' | 'send' {
+  return row.readers.includes('service') ? 'receive' : 'send';
 }
 
-/**
- * The console's audit events: plain JSON whatever SCHEMA_REGISTRY_URL says (no registry
- * framing), keyed by the action, with a content-type header and no CloudEvents headers.
- */
-function auditMessage(schema: JsonSchema): object {
+/** The headers of a row's messages: a request's trace context, or what the writer sets. */
+function headersOf(row: TopicRow, operation: string | undefined): JsonSchema {
+  if (actionOf(row) === 'receive') return requestHeaders;
+  return row.cloudEventType === undefined
+    ? plainHeaders
+    : outputHeaders(forOperation(row.cloudEventType, operation));
+}
+
+function message(row: TopicRow, operation: string | undefined, schema: JsonSchema): object {
   return {
-    name: 'console-audit-event',
-    title: 'Console audit event',
+    name: forOperation(row.message.name, operation),
+    title: forOperation(row.message.title, operation),
     contentType: 'application/json',
-    headers: {
-      type: 'object',
-      required: ['content-type'],
-      properties: { 'content-type': { type: 'string', const: 'application/json' } },
-    },
+    headers: headersOf(row, operation),
     payload: { schemaFormat: SCHEMA_FORMAT, schema },
     bindings: {
       kafka: {
-        key: { type: 'string', enum: [...AUDIT_ACTIONS], description: 'The action' },
+        key: KEY_SCHEMAS[row.key],
+        ...(row.framed ? REGISTRY_FRAMING : {}),
         bindingVersion: KAFKA_BINDING,
       },
     },
@@ -103,28 +110,28 @@ interface ChannelEntry {
   message: object;
 }
 
-/** Every topic of the contract (contract/topics.ts) with its message, in the table's order. */
-function contractChannels(schema: (name: string) => JsonSchema): ChannelEntry[] {
-  return contractTopicList(OPERATIONS).map(({ row, operation, suffix }) => {
-    const text = (template: string): string => forOperation(template, operation);
-    const headers = row.action === 'receive' ? requestHeaders : outputHeaders(text(row.cloudEventType ?? ''));
-    return {
-      id: suffix,
-      action: row.action,
-      summary: text(row.summary),
-      message: row.framed
-        ? message(text(row.message.name), text(row.message.title), schema(suffix), headers)
-        : auditMessage(schema(suffix)),
-    };
-  });
+/** Every topic of the table (contract/topics.ts) with its message, in the table's order. */
+function contractChannels(rows: readonly TopicRow[], schema: (name: string) => JsonSchema): ChannelEntry[] {
+  return contractTopicList(OPERATIONS, rows).map(({ row, operation, suffix }) => ({
+    id: suffix,
+    action: actionOf(row),
+    summary: forOperation(row.summary, operation),
+    message: message(row, operation, schema(suffix)),
+  }));
 }
 
-export function generateAsyncApi(version: string): Record<string, unknown> {
-  const schemas = generateJsonSchemas();
+export function generateAsyncApi(
+  version: string,
+  rows: readonly TopicRow[] = TOPICS,
+): Record<string, unknown> {
+  const schemas = generateJsonSchemas(rows);
   const channels: Record<string, unknown> = {};
   const operations: Record<string, unknown> = {};
   const messages: Record<string, unknown> = {};
-  for (const { id, action, summary, message: msg } of contractChannels((name) => schemas.get(name) ?? {})) {
+  for (const { id, action, summary, message: msg } of contractChannels(
+    rows,
+    (name) => schemas.get(name) ?? {},
+  )) {
     messages[id] = msg;
     channels[id] = {
       address: `{prefix}.${id}`,

@@ -1,4 +1,13 @@
-import { perOperation, TOPICS, type RetentionClass, type TopicRow } from './topics.js';
+import {
+  KEYS,
+  PARTIES,
+  perOperation,
+  RETENTION_SETTINGS,
+  TOPICS,
+  type Party,
+  type RetentionClass,
+  type TopicRow,
+} from './topics.js';
 
 /**
  * The topics' part of docs/data-map.md, from the table of topics (contract/topics.ts): written
@@ -9,18 +18,35 @@ export const DATA_MAP_MARKERS = {
   end: '<!-- topics:end -->',
 } as const;
 
-const HOW_LONG: Record<RetentionClass, string> = {
-  request: '`REQUEST_RETENTION_MS` (7 days) on topics the service creates',
-  output: '`OUTPUT_RETENTION_MS` (30 days)',
-  audit: '`AUDIT_RETENTION_MS` (400 days, at least the outputs’)',
+/** The settings' defaults (src/config.ts; a test holds the two together). */
+export const DEFAULT_RETENTION_DAYS: Record<RetentionClass, number> = { request: 7, output: 30, audit: 400 };
+
+const RETENTION_NOTES: Record<RetentionClass, string> = {
+  request: '',
+  output: '',
+  audit: ', at least the outputs’',
 };
 
-const HOW_TO_ERASE: Record<RetentionClass, string> = {
-  request:
-    'retention; `erase` lists the partitions and offset ranges that hold the person’s messages, for `kafka-delete-records.sh` up to an offset',
-  output: 'as for requests',
-  audit: 'retention',
+function howLong(row: TopicRow): string {
+  const days = DEFAULT_RETENTION_DAYS[row.retention];
+  return `\`${RETENTION_SETTINGS[row.retention]}\` (${days} days${RETENTION_NOTES[row.retention]})`;
+}
+
+// Kafka cannot delete one message: `erase` names where a person's messages are.
+function howToErase(row: TopicRow): string {
+  return row.readers.includes('erase')
+    ? 'retention; `erase` lists the partitions and offset ranges that hold the person’s messages, for `kafka-delete-records.sh` up to an offset'
+    : 'retention';
+}
+
+// How a reader sees the values, where it does not see them whole.
+const READING: Partial<Record<Party, string>> = {
+  console: ' (masked; an operator’s reveal of a dead letter is audited)',
 };
+
+const writerList = (parties: readonly Party[]): string => parties.map((party) => PARTIES[party]).join(', ');
+const readerList = (parties: readonly Party[]): string =>
+  parties.map((party) => `${PARTIES[party]}${READING[party] ?? ''}`).join(', ');
 
 function place(row: TopicRow): string {
   return `\`<prefix>.${perOperation(row) ? row.name.replace('{operation}', '<operation>') : row.name}\``;
@@ -34,20 +60,26 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-export function renderDataMapTopics(): string {
+/** The generated section: which topics hold personal data, then a row per topic of `rows`. */
+export function renderDataMapTopics(rows: readonly TopicRow[] = TOPICS): string {
+  const clear = rows.filter((row) => !row.personalData).map(place);
+  const intro =
+    clear.length === 0
+      ? 'Every topic holds personal data.'
+      : `Every topic holds personal data but ${clear.join(', ')}.`;
   const table = markdownTable(
     ['topic', 'key', 'what', 'how long', 'written by', 'who can read it', 'how to erase'],
-    TOPICS.map((row) => [
+    rows.map((row) => [
       place(row),
-      row.key,
+      KEYS[row.key],
       row.holds,
-      HOW_LONG[row.retention],
-      row.writtenBy,
-      `${row.readBy}; anyone with Kafka read ACLs on the topic`,
-      HOW_TO_ERASE[row.retention],
+      howLong(row),
+      writerList(row.writers),
+      `${readerList(row.readers)}, anyone with Kafka read ACLs on the topic`,
+      howToErase(row),
     ]),
   );
-  return `${DATA_MAP_MARKERS.start}\n\n${table}\n\n${DATA_MAP_MARKERS.end}`;
+  return `${DATA_MAP_MARKERS.start}\n\n${intro}\n\n${table}\n\n${DATA_MAP_MARKERS.end}`;
 }
 
 /** `page` with its generated section replaced by `section`; throws when the markers are missing. */

@@ -8,7 +8,7 @@ import {
 } from './envelopes.js';
 import { OPERATIONS, type Operation } from './operations.js';
 import { paramsSchemas } from './params.js';
-import { contractTopicList, forOperation, type SchemaName } from './topics.js';
+import { contractTopicList, forOperation, TOPICS, type SchemaName, type TopicRow } from './topics.js';
 
 /**
  * JSON Schemas (draft-07, what Confluent-compatible registries and ajv read) of every topic's
@@ -47,10 +47,13 @@ const VALUE_SCHEMAS: Record<
   'audit-event': () => ({ zod: auditEventSchema, io: 'output' }),
 };
 
-/** Schema file name (without `.json`) → schema; names are the topic names after the prefix. */
-export function generateJsonSchemas(): Map<string, JsonSchema> {
+/**
+ * Schema file name (without `.json`) → schema, one per topic of the table (`rows`); names are
+ * the topic names after the prefix.
+ */
+export function generateJsonSchemas(rows: readonly TopicRow[] = TOPICS): Map<string, JsonSchema> {
   const schemas = new Map<string, JsonSchema>();
-  for (const { row, operation, suffix } of contractTopicList(OPERATIONS)) {
+  for (const { row, operation, suffix } of contractTopicList(OPERATIONS, rows)) {
     const op = operation as Operation | undefined;
     const { zod, io } = VALUE_SCHEMAS[row.schema](op);
     schemas.set(suffix, toJson(zod, forOperation(row.title, op), io));
@@ -62,10 +65,13 @@ export function generateJsonSchemas(): Map<string, JsonSchema> {
  * The schemas registered under `<topic>-value`, keyed by full topic name under a prefix: every
  * topic the service frames for the registry (the audit topic is plain JSON, so not among them).
  */
-export function jsonSchemasByTopic(prefix: string): Map<string, JsonSchema> {
-  const all = generateJsonSchemas();
+export function jsonSchemasByTopic(
+  prefix: string,
+  rows: readonly TopicRow[] = TOPICS,
+): Map<string, JsonSchema> {
+  const all = generateJsonSchemas(rows);
   const byTopic = new Map<string, JsonSchema>();
-  for (const { row, suffix } of contractTopicList(OPERATIONS)) {
+  for (const { row, suffix } of contractTopicList(OPERATIONS, rows)) {
     const schema = all.get(suffix);
     if (row.framed && schema) byTopic.set(`${prefix}.${suffix}`, schema);
   }

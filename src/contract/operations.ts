@@ -1,4 +1,4 @@
-import { forOperation, LANES, topicRow, type Lane, type TopicKind } from './topics.js';
+import { forOperation, LANES, requestRow, type Lane, type TopicName } from './topics.js';
 
 /** The operations of the Kafka contract, one request topic each (shared/contract.md, "Operations"). */
 export const OPERATIONS = [
@@ -21,11 +21,6 @@ export function isOperation(value: string): value is Operation {
 
 export { LANES, type Lane } from './topics.js';
 
-const BULK_SUFFIX = forOperation(topicRow('requests', 'bulk').name, '').replace(
-  forOperation(topicRow('requests', 'interactive').name, ''),
-  '',
-);
-
 export interface TopicNames {
   /** TOPIC_PREFIX: every name is `<prefix>.<its row's name>` (contract/topics.ts). */
   prefix: string;
@@ -46,25 +41,28 @@ export interface TopicNames {
 
 /** The contract's topic names under `prefix`, from the table of topics (contract/topics.ts). */
 export function topicNames(prefix: string): TopicNames {
-  const named = (kind: TopicKind, lane?: Lane, operation?: Operation): string =>
-    `${prefix}.${forOperation(topicRow(kind, lane).name, operation)}`;
-  const requestPrefix = `${prefix}.${forOperation(topicRow('requests', 'interactive').name, '')}`;
+  // Names typed by the table (TopicName): one it does not hold does not compile.
+  const named = (name: TopicName, operation?: Operation): string =>
+    `${prefix}.${forOperation(name, operation)}`;
   const request = (operation: Operation, lane: Lane = 'interactive'): string =>
-    named('requests', lane, operation);
+    `${prefix}.${forOperation(requestRow(lane).name, operation)}`;
+  const requestTopics = new Map(
+    OPERATIONS.flatMap((operation) =>
+      LANES.map((lane) => [request(operation, lane), { operation, lane }] as const),
+    ),
+  );
+  // A copy: callers own what they are handed, as when it was parsed from the name.
   const laneOfRequestTopic = (topic: string): { operation: Operation; lane: Lane } | undefined => {
-    if (!topic.startsWith(requestPrefix)) return undefined;
-    const rest = topic.slice(requestPrefix.length);
-    const lane: Lane = rest.endsWith(BULK_SUFFIX) ? 'bulk' : 'interactive';
-    const operation = lane === 'bulk' ? rest.slice(0, -BULK_SUFFIX.length) : rest;
-    return isOperation(operation) ? { operation, lane } : undefined;
+    const found = requestTopics.get(topic);
+    return found && { ...found };
   };
   return {
     prefix,
     request,
-    requestTopics: () => OPERATIONS.flatMap((op) => LANES.map((lane) => request(op, lane))),
-    result: (operation) => named('results', undefined, operation),
+    requestTopics: () => [...requestTopics.keys()],
+    result: (operation) => named('results.{operation}', operation),
     errors: named('errors'),
-    vehicleSearchEvents: named('events'),
+    vehicleSearchEvents: named('events.vehicle-search'),
     audit: named('audit'),
     operationOfRequestTopic: (topic) => laneOfRequestTopic(topic)?.operation,
     laneOfRequestTopic,

@@ -1,6 +1,6 @@
 import kafkajs, { type Admin, type ITopicConfig } from 'kafkajs';
 import { OPERATIONS, type TopicNames } from '../contract/operations.js';
-import { contractTopicList, type RetentionClass } from '../contract/topics.js';
+import { contractTopicList, TOPICS, type RetentionClass, type TopicRow } from '../contract/topics.js';
 import { retry } from '../retry.js';
 
 /** The settings of `contractTopics`. */
@@ -14,26 +14,36 @@ export interface TopicSettings {
 
 /**
  * The contract's topics (contract/topics.ts), created when missing, each with a finite
- * retention by its row's class (every topic holds personal data, docs/data-map.md): requests
- * for REQUEST_RETENTION_MS, results, errors and events for OUTPUT_RETENTION_MS, the audit topic
- * for AUDIT_RETENTION_MS (longer). Output topics accept values up to 2 MiB so that a result at
+ * retention by its row's class (topics hold personal data, docs/data-map.md): requests for
+ * REQUEST_RETENTION_MS, results, errors and events for OUTPUT_RETENTION_MS, the audit topic for
+ * AUDIT_RETENTION_MS (longer). Rows with large values accept up to 2 MiB so that a result at
  * RESULT_MAX_BYTES always fits.
  */
-export function contractTopics(topics: TopicNames, settings: TopicSettings): ITopicConfig[] {
+export function contractTopics(
+  topics: TopicNames,
+  settings: TopicSettings,
+  rows: readonly TopicRow[] = TOPICS,
+): ITopicConfig[] {
   const retentionMs: Record<RetentionClass, number> = {
     request: settings.requestRetentionMs,
     output: settings.outputRetentionMs,
     audit: settings.auditRetentionMs,
   };
-  return contractTopicList(OPERATIONS).map(({ row, suffix }) => ({
-    topic: `${topics.prefix}.${suffix}`,
-    numPartitions: settings.partitions,
-    replicationFactor: settings.replicationFactor,
-    configEntries: [
-      { name: 'retention.ms', value: String(retentionMs[row.retention]) },
-      ...(row.largeValues ? [{ name: 'max.message.bytes', value: String(LARGE_VALUE_BYTES) }] : []),
-    ],
-  }));
+  // Grouped by kind (every request topic, then every result topic...): the order the created
+  // topics are logged in, as it was before the table.
+  const kinds = [...new Set(rows.map((row) => row.kind))];
+  const ofKind = (kind: string): readonly TopicRow[] => rows.filter((row) => row.kind === kind);
+  return kinds
+    .flatMap((kind) => contractTopicList(OPERATIONS, ofKind(kind)))
+    .map(({ row, suffix }) => ({
+      topic: `${topics.prefix}.${suffix}`,
+      numPartitions: settings.partitions,
+      replicationFactor: settings.replicationFactor,
+      configEntries: [
+        { name: 'retention.ms', value: String(retentionMs[row.retention]) },
+        ...(row.largeValues ? [{ name: 'max.message.bytes', value: String(LARGE_VALUE_BYTES) }] : []),
+      ],
+    }));
 }
 
 const LARGE_VALUE_BYTES = 2 * 1024 * 1024;
