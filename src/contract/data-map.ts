@@ -1,7 +1,7 @@
 import {
   KEYS,
   PARTIES,
-  perOperation,
+  forOperation,
   RETENTION_SETTINGS,
   TOPICS,
   type Party,
@@ -49,7 +49,7 @@ const readerList = (parties: readonly Party[]): string =>
   parties.map((party) => `${PARTIES[party]}${READING[party] ?? ''}`).join(', ');
 
 function place(row: TopicRow): string {
-  return `\`<prefix>.${perOperation(row) ? row.name.replace('{operation}', '<operation>') : row.name}\``;
+  return `\`<prefix>.${forOperation(row.name, '<operation>')}\``;
 }
 
 /** A Markdown table laid out as prettier lays it out (columns padded to their widest cell). */

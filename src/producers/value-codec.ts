@@ -151,12 +151,16 @@ export interface FramingOptions {
 export function liveRegistryCodec(ids: LiveSchemaIds, options: FramingOptions = {}): ValueCodec {
   const schemas = new SchemaCache();
   const validate = options.validate ?? false;
+  /** The topic's id and schema, fetched once per id (the client after idFor, which may replace it). */
+  const schemaOf = async (topic: string): Promise<{ id: number; schema: Schema }> => {
+    const id = await ids.idFor(topic);
+    const client = ids.client();
+    return { id, schema: schemas.get(client, id) ?? (await fetchSchema(ids, client, id, topic, schemas)) };
+  };
   return {
     async encode(topic, value, json) {
-      const id = await ids.idFor(topic);
-      const client = ids.client();
       // Fetched once per id even unchecked: an id the registry does not know is never framed.
-      const schema = schemas.get(client, id) ?? (await fetchSchema(ids, client, id, topic, schemas));
+      const { id, schema } = await schemaOf(topic);
       if (!validate) return frameJson(id, json ?? JSON.stringify(value));
       // Checked, then framed as the caller serialised it (the same value).
       const checked = schema.toBuffer(value);
@@ -165,13 +169,7 @@ export function liveRegistryCodec(ids: LiveSchemaIds, options: FramingOptions = 
     decode: (value) => decodeValue(ids.client(), value),
     readRequest: (value) => readRequestValue(ids.client(), value),
     async prepare(topics) {
-      const client = ids.client();
-      await Promise.all(
-        [...topics].map(async (topic) => {
-          const id = await ids.idFor(topic);
-          if (!schemas.get(client, id)) await fetchSchema(ids, client, id, topic, schemas);
-        }),
-      );
+      await Promise.all([...topics].map((topic) => schemaOf(topic)));
     },
   };
 }
