@@ -7,10 +7,16 @@
 
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
+# The Kafka client (@confluentinc/kafka-javascript) builds librdkafka from its npm package's
+# sources at install (scripts/build-kafka-client.mjs, the postinstall), against Debian's
+# OpenSSL, SASL, zlib, zstd and lz4, with this Node's headers (/usr/local/include/node). Installing
+# packages needs the network: build with --network host where the default bridge has none.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends build-essential python3 \
+      libssl-dev libsasl2-dev zlib1g-dev libzstd-dev liblz4-dev \
+ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# kafkajs is patched at install (postinstall: patch-package) by every patch in patches/, in order
-# (patches/README.md).
-COPY patches ./patches
+COPY scripts/build-kafka-client.mjs ./scripts/
 # The `node` devDependency only supplies Node 24 to npm scripts on machines that lack it;
 # this image has Node 24 already.
 RUN npm ci --no-audit --no-fund
@@ -22,7 +28,7 @@ RUN npm run build
 FROM build AS sandbox
 COPY scripts/demo.ts ./scripts/
 USER 1000:1000
-ENTRYPOINT ["node", "--disable-warning=TimeoutNegativeWarning", "--enable-source-maps", "dist/src/cli.js"]
+ENTRYPOINT ["node", "--enable-source-maps", "dist/src/cli.js"]
 CMD ["sandbox"]
 
 FROM build AS production-files
@@ -32,6 +38,10 @@ FROM build AS production-files
 RUN npm prune --omit=dev && rm -rf dist/src/sandbox dist/src/demo
 
 FROM node:24-bookworm-slim
+# The shared libraries librdkafka was linked against, and nothing of the build's toolchain.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libssl3 libsasl2-2 zlib1g libzstd1 liblz4-1 ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=production-files /app/node_modules ./node_modules
@@ -41,8 +51,6 @@ COPY package.json ./
 # (the chart's securityContext runs as 1000:1000 too).
 USER 1000:1000
 EXPOSE 8080
-# kafkajs 2.2.4 sets negative timer delays (kafkajs#1751); Node runs them after 1 ms as it
-# always did, and the service drops the warning itself as well.
 # 8 MiB semi-spaces: V8's young generation otherwise grows to 64 MiB semi-spaces (measured on
 # a 24 GiB machine), and scavenging it with a window of requests alive paused the loop 10-30 ms,
 # bunching the vendor calls due then (bench/run.ts, scenario b).
@@ -50,5 +58,5 @@ EXPOSE 8080
 # of their own, and memory freed in one is not reused by another: about 10 MiB of peak RSS in
 # bench (b).
 ENV MALLOC_ARENA_MAX=2
-ENTRYPOINT ["node", "--disable-warning=TimeoutNegativeWarning", "--enable-source-maps", "--max-semi-space-size=8", "dist/src/cli.js"]
+ENTRYPOINT ["node", "--enable-source-maps", "--max-semi-space-size=8", "dist/src/cli.js"]
 CMD ["run"]

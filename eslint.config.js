@@ -30,6 +30,16 @@ export default tseslint.config(
     },
   },
   {
+    // Plain JavaScript run by `npm ci` (the postinstall) before anything is built: the
+    // recommended rules, without type information.
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false },
+      globals: { process: 'readonly', console: 'readonly' },
+    },
+  },
+  {
     // A function that does not fit on a screen cannot be held in mind: split it into named steps.
     files: ['src/**/*.ts'],
     rules: {

@@ -118,6 +118,8 @@ FROM $DEBIAN_IMAGE
 # Like the official image: a \`node\` user and group, uid and gid 1000.
 RUN groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node
 COPY node/bin/node /usr/local/bin/node
+# Node's headers, where the official image has them: native addons build against them.
+COPY node/include /usr/local/include
 COPY npm /usr/local/lib/node_modules/npm
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \\
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \\
