@@ -1,5 +1,3 @@
-import type { ConnectionOptions } from 'node:tls';
-import type { KafkaConfig, SASLOptions } from 'kafkajs';
 import { z } from 'zod';
 import { bool, unlessBlank } from './config-fields.js';
 import { readSettingFile } from './config-secrets.js';
@@ -32,9 +30,18 @@ export const transportEnvShape = {
 
 type TransportEnv = z.infer<z.ZodObject<typeof transportEnvShape>>;
 
+/** TLS to the brokers: `true` trusts the system's CAs; files are PEM text read at start-up. */
+export type KafkaTls = true | { ca?: string; cert?: string; key?: string };
+
+export interface KafkaSasl {
+  mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  username: string;
+  password: string;
+}
+
 export interface KafkaSecurity {
-  ssl?: ConnectionOptions | true;
-  sasl?: SASLOptions;
+  ssl?: KafkaTls;
+  sasl?: KafkaSasl;
 }
 
 export interface RegistryAuth {
@@ -42,7 +49,7 @@ export interface RegistryAuth {
   password: string;
 }
 
-/** kafkajs' `ssl` and `sasl` options from the settings; files are read here. */
+/** The Kafka clients' TLS and SASL settings (src/kafka/client.ts); files are read here. */
 export function kafkaSecurity(env: TransportEnv): KafkaSecurity {
   const security: KafkaSecurity = {};
   const files = {
@@ -117,5 +124,3 @@ export function basicAuthHeader(auth: RegistryAuth | undefined): Record<string, 
   if (auth === undefined) return {};
   return { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` };
 }
-
-export type KafkaClientSecurity = Pick<KafkaConfig, 'ssl' | 'sasl'>;

@@ -1,63 +1,61 @@
-import kafkajs from 'kafkajs';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
 import { ConfigError } from './errors.js';
 
-// kafkajs is CommonJS and spreads its error classes into its exports, which Node's named-export
-// detection cannot see: they are read from the default export.
-const { KafkaJSSASLAuthenticationError } = kafkajs;
+const { ErrorCodes } = KafkaJS;
 
 /**
- * Node's codes for a broker certificate the client does not trust. kafkajs keeps the socket
- * error's code on its KafkaJSConnectionError, under the retry errors that wrap it.
+ * librdkafka's words for a broker certificate the client does not trust (OpenSSL's verify
+ * errors, in the message of the client's SSL error).
  */
-const UNTRUSTED_CERTIFICATE = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'CERT_UNTRUSTED',
-  'CERT_SIGNATURE_FAILURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
+const UNTRUSTED_CERTIFICATE =
+  /certificate verify failed|self[- ]signed certificate|unable to get (local )?issuer certificate|certificate is not trusted|hostname mismatch|broker certificate could not be verified/i;
 
 /**
  * A failed first connection to Kafka that a setting can fix, as a ConfigError naming that
  * setting: refused SASL credentials, or a broker certificate that is not trusted. Anything else
  * (a broker that is down...) comes back unchanged. The message never quotes a credential.
+ * librdkafka fails the request itself with a bare "broker transport failure" and says why in
+ * its error log: `clientErrors` are those lines (recentClientErrors).
  */
-export function kafkaConnectError(error: unknown): unknown {
-  const chain = causes(error);
-  if (chain.some((e) => e instanceof KafkaJSSASLAuthenticationError)) {
+export function kafkaConnectError(error: unknown, clientErrors: readonly string[] = []): unknown {
+  const chain = [...causes(error), ...clientErrors.map((line) => new Error(line))];
+  if (
+    chain.some(
+      (e) => codeOf(e) === ErrorCodes.ERR__AUTHENTICATION || /SASL authentication error/i.test(e.message),
+    )
+  ) {
     return new ConfigError(
       'KAFKA_SASL_PASSWORD',
       'the brokers refused the SASL login (KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME and ' +
         'KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE must match a user of the cluster)',
     );
   }
-  const untrusted = chain.map(codeOf).find((code) => code !== undefined && UNTRUSTED_CERTIFICATE.has(code));
+  const untrusted = chain.find(
+    (e) =>
+      (codeOf(e) === ErrorCodes.ERR__SSL || /SSL/i.test(e.message)) && UNTRUSTED_CERTIFICATE.test(e.message),
+  );
   if (untrusted !== undefined) {
     return new ConfigError(
       'KAFKA_SSL_CA_FILE',
-      `the brokers' TLS certificate is not trusted (${untrusted}): give the CA that signed it ` +
-        'in KAFKA_SSL_CA_FILE, and connect by a name the certificate holds',
+      `the brokers' TLS certificate is not trusted (${UNTRUSTED_CERTIFICATE.exec(untrusted.message)?.[0] ?? 'certificate verify failed'}): ` +
+        'give the CA that signed it in KAFKA_SSL_CA_FILE, and connect by a name the certificate holds',
     );
   }
   return error;
 }
 
-/** The error and what it wraps: `cause`, and kafkajs' retry errors' `originalError`. */
-function causes(error: unknown): unknown[] {
-  const chain: unknown[] = [];
+/** The error and what it wraps (`cause`). */
+function causes(error: unknown): Error[] {
+  const chain: Error[] = [];
   let current: unknown = error;
   while (current instanceof Error && !chain.includes(current) && chain.length < 10) {
     chain.push(current);
-    const { cause, originalError } = current as Error & { originalError?: unknown };
-    current = cause ?? originalError;
+    current = current.cause;
   }
   return chain;
 }
 
-function codeOf(error: unknown): string | undefined {
+function codeOf(error: Error): number | undefined {
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? code : undefined;
+  return typeof code === 'number' ? code : undefined;
 }

@@ -4,12 +4,8 @@ import type { DrainedPrefix } from './offset-tracker.js';
 import type { PartitionState } from './partition-state.js';
 import type { PauseControl } from './pause-control.js';
 import type { TakeWindow } from './take-window.js';
-import {
-  isRefusedMember,
-  isUnrecoverable,
-  type GroupMember,
-  type TransactionalProducer,
-} from './transactional-producer.js';
+import type { Consumer } from '../kafka/client.js';
+import { isRefusedMember, type TransactionalProducer } from './transactional-producer.js';
 import { backoffDelayMs, type Backoff } from '../retry.js';
 
 /** What the commit loop commits, with what, and whom it tells. */
@@ -25,8 +21,8 @@ export interface CommitLoopDeps {
   /** The partitions held now. */
   partitions(): Iterable<PartitionState>;
   producer: Pick<TransactionalProducer, 'commit' | 'connect'>;
-  /** The group membership the partitions are held under; none before the first join. */
-  member(): GroupMember | undefined;
+  /** The consumer whose group the partitions are held in; none before its first assignment. */
+  consumer(): Consumer | undefined;
   pauses: Pick<PauseControl, 'resume'>;
   logger: Logger;
   metrics?: { committed(count: number): void; commitRefused?(): void } | undefined;
@@ -78,17 +74,16 @@ function hasCommittable(state: PartitionState): boolean {
  * floor, behind calls that took seconds (a slow vendor, a queue under its rate limit) it grows
  * to its ceiling, a small share of what the request had already taken.
  *
- * Zombie fencing (KIP-447): the offsets carry the group generation and member id this
- * instance holds its partitions under; the group coordinator refuses them once that generation
- * is over, the transaction aborts, and the round's partitions are read again from their
- * committed offsets (if they are still ours).
+ * Zombie fencing (KIP-447): the offsets carry the consumer's group metadata (generation and
+ * member id, read by the client when the offsets are sent); the group coordinator refuses them
+ * once that generation is over, the transaction aborts, and the round's partitions are read
+ * again from their committed offsets (if they are still ours).
  *
  * A failed round is carried to the next, after a backoff that grows with each failure in a row
  * (with jitter). Its producer is replaced first (see `TransactionalProducer.commit`), so the
  * group's stable offsets then tell whether the failed transaction committed after all. A
  * broker failover (a leader election, a coordinator moving) takes seconds to tens of seconds:
- * failures are fatal only once none has succeeded for `failureBudgetMs`, or at once when the
- * error says the cluster can never take our commits (`isUnrecoverable`).
+ * failures are fatal only once none has succeeded for `failureBudgetMs`.
  */
 export class CommitLoop {
   private round: Promise<void> | undefined;
@@ -113,6 +108,25 @@ export class CommitLoop {
     this.stopped = true;
     clearTimeout(this.scheduled);
     this.scheduled = undefined;
+  }
+
+  /**
+   * Waits for the round under way, if any, for up to `timeoutMs`: true once none is under way.
+   * A revocation waits here before it lets its partitions go, so that no round sends their
+   * offsets under the next generation.
+   */
+  async settle(timeoutMs: number): Promise<boolean> {
+    const round = this.round;
+    if (!round) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs, false);
+    });
+    try {
+      return await Promise.race([round.then(() => true), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The last commit at shutdown, once in-flight work has finished or been abandoned. */
@@ -188,8 +202,8 @@ export class CommitLoop {
 
   /** False when the round failed or could not start, to be tried again shortly. */
   private async runRound(): Promise<boolean> {
-    const member = this.deps.member();
-    if (!member) return true;
+    const consumer = this.deps.consumer();
+    if (!consumer) return true;
     if (this.failures > 0) {
       // The replaced producer's InitProducerId ends the failed transaction (see commit()): only
       // then do the group's stable offsets say for sure whether it committed.
@@ -212,7 +226,9 @@ export class CommitLoop {
       offset: prefix.nextOffset,
     }));
     try {
-      await this.deps.producer.commit(records, offsets, member);
+      // Asked right before the offsets go: none of the round's partitions may have been revoked.
+      const owns = (): boolean => taken.every(({ state }) => !state.isRevoked());
+      await this.deps.producer.commit(records, offsets, { consumer, owns });
       this.succeeded(taken, startedAt);
       return true;
     } catch (error) {
@@ -284,7 +300,7 @@ export class CommitLoop {
     if (isRefusedMember(error)) {
       this.deps.logger.warn(
         { err: error, partitions: taken.length },
-        "commit refused: this member's group generation is over; its partitions are read again",
+        "commit refused: this member's group generation is over, or the partitions were revoked; they are read again",
       );
       this.deps.metrics?.commitRefused?.();
       this.deps.onRefused(taken.map((t) => t.state));
@@ -302,6 +318,6 @@ export class CommitLoop {
     this.deps.logger.error({ err: error, failures: this.failures, failingMs }, 'transaction failed');
     const budgetMs = this.deps.settings.failureBudgetMs ?? COMMIT_FAILURE_BUDGET_MS;
     const spent = this.failures >= MAX_COMMIT_FAILURES && failingMs >= budgetMs;
-    if (spent || isUnrecoverable(error)) this.deps.onFatal(error);
+    if (spent) this.deps.onFatal(error);
   }
 }

@@ -28,18 +28,6 @@ export class PartitionState {
    * reading again from here skips nothing.
    */
   committedOffset = '-1';
-  /**
-   * Whether kafkajs reads the partition from no further than `committedOffset`: false until a
-   * batch fetched from there arrives. kafkajs reads ahead of what is committed, and after a
-   * refused commit still delivers batches fetched from where it had got to.
-   */
-  positioned = false;
-  /**
-   * Where kafkajs went on to after reading, from where this partition is read, only records it
-   * filters out itself (transaction markers, aborted transactions) and hands over no batch
-   * for: a batch fetched from there skips nothing.
-   */
-  filteredTo: bigint | undefined;
   /** A drained prefix whose commit failed and is tried again. */
   carry: DrainedPrefix<OutputRecord> | undefined;
   private revokedFlag = false;

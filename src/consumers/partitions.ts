@@ -1,4 +1,5 @@
-import type { Admin } from 'kafkajs';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
+import type { Admin } from '../kafka/client.js';
 import type { Logger } from 'pino';
 import type { Operation } from '../contract/operations.js';
 import type { OperationSchedulers } from './operation-schedulers.js';
@@ -8,13 +9,11 @@ import { abortableSleep, retry } from '../retry.js';
 
 /** What `Partitions` depends on. */
 export interface PartitionsDeps {
-  admin: Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'>;
+  admin: Pick<Admin, 'fetchOffsets'>;
   settings: { groupId: string; shutdownTimeoutMs: number };
   pauses: Pick<PauseControl, 'release' | 'pause' | 'resume'>;
   /** A partition opened: pauses its operation still wants (open breaker, reached spend cap). */
   opened(operation: Operation, topic: string, partition: number): void;
-  /** Where the consumer fetches the partition next ('-2': its earliest offset). */
-  seek(topic: string, partition: number, offset: string): void;
   scheduler: Pick<OperationSchedulers, 'dropQueued'>;
   logger: Logger;
   /** Wait between reads of an unstable offset; grows to 1 s. */
@@ -51,7 +50,7 @@ export interface HeldPartition {
   heldMs: number;
 }
 
-/** kafkajs's seek offset for "the earliest": the partition has no committed offset yet. */
+/** The client's seek offset for "the earliest": the partition has no committed offset yet. */
 export const EARLIEST_OFFSET = '-2';
 
 /**
@@ -64,11 +63,11 @@ export const EARLIEST_OFFSET = '-2';
  * again once that transaction has ended (committed, aborted, or timed out), so nothing it commits
  * is done twice. Pausing, not waiting inside the batch, keeps the consumer's heartbeats going.
  *
- * Messages are taken only from a batch kafkajs fetched from at or before that committed offset:
- * kafkajs reads ahead of what is committed, and a state opened after a refused commit would
- * otherwise take a batch fetched from where kafkajs had got to, skipping (and later committing
- * past) the messages between. Such a batch is dropped and the partition read again from the
- * committed offset.
+ * The client positions a partition at its committed offset when it is assigned (librdkafka reads
+ * it with require_stable as well), and a refused commit seeks the partition back to what its
+ * state knew committed (runtime.ts): a batch fetched before that seek is stale and never taken
+ * (the client hands out no batch while a seek is pending), so the first batch a new state takes
+ * starts at or before the group's committed offset, and what lies below it is skipped.
  */
 export class Partitions {
   private readonly states = new Map<string, PartitionState>();
@@ -76,11 +75,6 @@ export class Partitions {
   /** Partitions paused until an earlier owner's transaction ends, with when each started waiting. */
   private readonly unstable = new Map<string, UnstableWait>();
   private stopped = false;
-  private assignment: Record<string, number[] | undefined> = {};
-  /** Each topic's partitions' log start offsets, as last read since the last rebalance. */
-  private readonly logStarts = new Map<string, Map<number, bigint>>();
-  /** Reads under way; a rebalance drops them, and a read no longer listed is not kept. */
-  private readonly logStartReads = new Map<string, Promise<Map<number, bigint>>>();
 
   constructor(private readonly deps: PartitionsDeps) {}
 
@@ -94,85 +88,11 @@ export class Partitions {
   }
 
   /**
-   * The state to take a batch fetched from `fetchedOffset` into; none while an earlier owner's
-   * transaction holds the partition's offsets (paused until it ends), or when the batch was
-   * fetched from past the committed offset (read again from there).
+   * The state to take a batch of the partition into; none while an earlier owner's transaction
+   * holds the partition's offsets (paused until it ends).
    */
-  async stateFor(
-    topic: string,
-    partition: number,
-    operation: Operation,
-    fetchedOffset: string,
-  ): Promise<PartitionState | undefined> {
-    const state = await this.opened(topic, partition, operation);
-    if (!state || state.positioned) return state;
-    if (await this.fetchedWithin(state, BigInt(fetchedOffset))) {
-      state.positioned = true;
-      return state;
-    }
-    const offset = state.committedOffset === '-1' ? EARLIEST_OFFSET : state.committedOffset;
-    this.deps.logger.info(
-      { topic, partition, fetched: fetchedOffset, committed: state.committedOffset },
-      'batch fetched past the committed offset; reading the partition again from it',
-    );
-    this.deps.seek(topic, partition, offset);
-    return undefined;
-  }
-
-  /**
-   * kafkajs read records from `first` to `last` and filtered them all out (transaction markers,
-   * aborted transactions), then went on past them without a batch (its START_BATCH_PROCESS
-   * event says so). From the offset this partition is read from, such a stretch is nothing
-   * missed: without this, a committed offset on a marker followed by a batch larger than a
-   * fetch's share (cut off, so dropped) was read again from the marker forever.
-   */
-  filteredOut(topic: string, partition: number, first: string, last: string): void {
-    const state = this.states.get(`${topic}/${partition}`);
-    if (!state || state.positioned) return;
-    const committed = BigInt(state.committedOffset);
-    const from = committed >= 0n ? committed : this.logStarts.get(topic)?.get(partition);
-    const reached = state.filteredTo ?? from;
-    if (reached === undefined || BigInt(first) > reached) return;
-    const past = BigInt(last) + 1n;
-    if (past > reached) state.filteredTo = past;
-  }
-
-  /**
-   * Whether nothing between the committed offset and `fetched` can be missed: the batch starts
-   * at or before the committed offset, or what lies before it is gone (retention, the log's start).
-   */
-  private async fetchedWithin(state: PartitionState, fetched: bigint): Promise<boolean> {
-    if (fetched <= BigInt(state.committedOffset)) return true;
-    if (state.filteredTo !== undefined && fetched <= state.filteredTo) return true;
-    // A log start only moves forward, so one read earlier is at most the current one: when it
-    // already covers the batch, nothing before the batch is left. Otherwise read it again.
-    const known = this.logStarts.get(state.topic)?.get(state.partition);
-    if (known !== undefined && fetched <= known) return true;
-    const low = (await this.readLogStarts(state.topic)).get(state.partition);
-    return low !== undefined && fetched <= low;
-  }
-
-  /**
-   * The log start of every partition of `topic`, in one read shared by the partitions asking
-   * while it is under way. A read answers for the whole topic: partitions that open together
-   * from the log start (a new topic, a group's first start) take one read, not one each.
-   */
-  private readLogStarts(topic: string): Promise<Map<number, bigint>> {
-    const shared = this.logStartReads.get(topic);
-    if (shared) return shared;
-    const read = this.deps.admin
-      .fetchTopicOffsets(topic)
-      .then((offsets) => {
-        const starts = new Map(offsets.map((p) => [p.partition, BigInt(p.low)]));
-        if (this.logStartReads.get(topic) === read) this.logStarts.set(topic, starts);
-        return starts;
-      })
-      .catch(() => new Map<number, bigint>())
-      .finally(() => {
-        if (this.logStartReads.get(topic) === read) this.logStartReads.delete(topic);
-      });
-    this.logStartReads.set(topic, read);
-    return read;
+  stateFor(topic: string, partition: number, operation: Operation): Promise<PartitionState | undefined> {
+    return this.opened(topic, partition, operation);
   }
 
   /**
@@ -270,6 +190,24 @@ export class Partitions {
       );
   }
 
+  /**
+   * A partition just assigned. librdkafka reads its committed offset with require_stable too,
+   * and fetches nothing of it while an earlier owner's transaction holds that offset: no batch
+   * comes to open it. So the offset is read here as well, and a partition held is waited on
+   * (and reported once held past the transaction timeout) from its assignment.
+   */
+  async assignedOne(topic: string, partition: number): Promise<void> {
+    const id = `${topic}/${partition}`;
+    if (this.stopped || this.states.has(id) || this.unstable.has(id)) return;
+    const offset = await stableCommittedOffset(
+      this.deps.admin,
+      this.deps.settings.groupId,
+      topic,
+      partition,
+    ).catch(() => '-1');
+    if (offset === undefined && !this.states.has(id)) this.waitForStable(topic, partition);
+  }
+
   /** The partitions waiting for an open transaction for longer than `hangingAfterMs`. */
   heldByHangingTransactions(): HeldPartition[] {
     const now = this.now();
@@ -290,10 +228,6 @@ export class Partitions {
 
   /** Revokes every held partition the group's new assignment leaves out. */
   assigned(assignment: Record<string, number[] | undefined>): void {
-    this.assignment = assignment;
-    // A topic deleted and made again starts its log over: never carry log starts across.
-    this.logStarts.clear();
-    this.logStartReads.clear();
     for (const state of this.states.values()) {
       if (!assignment[state.topic]?.includes(state.partition)) this.revoke(state);
     }
@@ -337,7 +271,7 @@ export class Partitions {
 
 /**
  * The group's committed offset of one partition ('-1' when nothing is committed yet), or none
- * while a pending transaction holds offsets of it.
+ * while a pending transaction holds offsets of it (read with require_stable, KIP-447).
  */
 export async function stableCommittedOffset(
   admin: Pick<Admin, 'fetchOffsets'>,
@@ -350,11 +284,24 @@ export async function stableCommittedOffset(
     const [committed] = await admin.fetchOffsets({
       groupId,
       topics: [{ topic, partitions: [partition] }],
-      requireStable: true,
+      requireStableOffsets: true,
     });
-    return committed?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
+    const entry = committed?.partitions.find((p) => p.partition === partition);
+    if (entry?.error) {
+      if (entry.error.code === UNSTABLE_OFFSET_COMMIT) return undefined;
+      throw Object.assign(new Error(entry.error.message), { code: entry.error.code });
+    }
+    const offset = entry?.offset;
+    // librdkafka's "no offset" is -1001 (RD_KAFKA_OFFSET_INVALID).
+    return offset === undefined || BigInt(offset) < 0n ? '-1' : offset;
   } catch (error) {
-    if ((error as { type?: unknown } | null)?.type === 'UNSTABLE_OFFSET_COMMIT') return undefined;
+    // A reader of the group's offsets as its consumer reads them asks again while a transaction
+    // holds them, and times out if it still does (src/kafka/client.ts, openGroupOffsetsReader).
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === UNSTABLE_OFFSET_COMMIT || code === TIMED_OUT) return undefined;
     throw error;
   }
 }
+
+const UNSTABLE_OFFSET_COMMIT = KafkaJS.ErrorCodes.ERR_UNSTABLE_OFFSET_COMMIT;
+const TIMED_OUT = KafkaJS.ErrorCodes.ERR__TIMED_OUT;

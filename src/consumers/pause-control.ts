@@ -1,4 +1,4 @@
-import { isBetweenRuns } from './kafkajs-between-runs.js';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
 
 /**
  * Why a partition is paused. A partition is fetched only when no reason holds: the window
@@ -15,10 +15,7 @@ export interface PauseTarget {
 
 /**
  * Keeps each partition's reasons and pauses or resumes it in the consumer as the first reason
- * comes or the last goes. While the consumer is between runs (after a crash, until kafkajs
- * restarts it) there is nothing to pause: nothing is fetched, and the restarted consumer joins
- * the group as a new member, so every partition is revoked (its reasons dropped) and opened
- * anew, its reasons set again (runtime.ts, joined).
+ * comes or the last goes. A consumer that is not connected (stopping) has nothing to pause.
  */
 export class PauseControl {
   private readonly reasons = new Map<string, Set<PauseReason>>();
@@ -58,10 +55,10 @@ export class PauseControl {
   }
 
   /**
-   * A revoked partition: every reason is dropped and the consumer may fetch it again. kafkajs
-   * keeps a partition's pause across revocations and assignments, so a partition dropped while
-   * still paused would never be fetched again, whether it stays ours (a refused commit) or comes
-   * back later. Reasons still wanted are set again when the partition opens anew.
+   * A revoked partition: every reason is dropped and the consumer may fetch it again. A pause
+   * outlives a refused commit (the partition stays assigned), so a partition dropped while still
+   * paused would never be fetched again. Reasons still wanted are set again when the partition
+   * opens anew.
    */
   release(topic: string, partition: number): void {
     const id = `${topic}\u0000${partition}`;
@@ -74,7 +71,12 @@ export class PauseControl {
     try {
       this.target[action]([{ topic, partitions: [partition] }]);
     } catch (error) {
-      if (!isBetweenRuns(error)) throw error;
+      if (!isNotConnected(error)) throw error;
     }
   }
+}
+
+/** The client's answer to a pause or resume while its consumer is not connected. */
+function isNotConnected(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === KafkaJS.ErrorCodes.ERR__STATE;
 }

@@ -1,4 +1,5 @@
-import type { Admin, Consumer, Kafka } from 'kafkajs';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
+import type { Admin, Consumer, ConsumerConstructorConfig, Kafka } from '../kafka/client.js';
 import type { Logger } from 'pino';
 import { LANES, type Operation, type TopicNames } from '../contract/operations.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -6,12 +7,7 @@ import type { OutputDeps } from '../producers/output-records.js';
 import { BreakerPauses } from './breaker-pauses.js';
 import type { CircuitBreaker } from '../requests/circuit-breaker.js';
 import { CommitLoop } from './commit-loop.js';
-import {
-  createTransactionalProducer,
-  type GroupMember,
-  type TransactionalProducer,
-} from './transactional-producer.js';
-import { isBetweenRuns } from './kafkajs-between-runs.js';
+import { createTransactionalProducer, type TransactionalProducer } from './transactional-producer.js';
 import { OperationSchedulers } from './operation-schedulers.js';
 import {
   EARLIEST_OFFSET,
@@ -24,7 +20,7 @@ import { PauseControl, type PauseReason } from './pause-control.js';
 import type { ProcessDeps } from '../requests/process-request.js';
 import { SpendCapPauses } from './spend-cap-pauses.js';
 import { TakeWindow } from './take-window.js';
-import { withFetchedOffset, Worker } from './worker.js';
+import { Worker } from './worker.js';
 
 export { isProgrammingError } from './worker.js';
 
@@ -74,15 +70,23 @@ export interface PausedPartition {
   hangingForMs?: number;
 }
 
-/** The part of the kafkajs consumer the runtime uses. */
-export type RuntimeConsumer = Pick<
-  Consumer,
-  'on' | 'events' | 'connect' | 'subscribe' | 'run' | 'disconnect' | 'pause' | 'resume' | 'seek'
->;
+/**
+ * The client's consumer. Whole, not a part: the transactional producer hands it to the client
+ * with the round's offsets, which reads the group's metadata from it.
+ */
+export type RuntimeConsumer = Consumer;
+
+/** A change of the partitions assigned to this member (the consumer's rebalance callback). */
+export interface Rebalance {
+  kind: 'assign' | 'revoke';
+  partitions: { topic: string; partition: number }[];
+  /** A revocation because the session was lost: another member may hold them already. */
+  lost: boolean;
+}
 
 export interface RuntimeDeps {
   kafka: Kafka;
-  admin: Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'>;
+  admin: Pick<Admin, 'fetchOffsets'>;
   topics: TopicNames;
   settings: RuntimeSettings;
   process: ProcessDeps;
@@ -92,8 +96,14 @@ export interface RuntimeDeps {
   metrics?: RuntimeMetrics;
   /** A span per request from consume to commit (observability/tracing.ts); none when absent. */
   tracing?: Pick<Tracing, 'startRequest'> | undefined;
-  /** The group's consumer; kafka.consumer(...) with the settings' group and timeouts when absent. */
-  createConsumer?: (settings: RuntimeSettings) => RuntimeConsumer;
+  /**
+   * The group's consumer, which calls `onRebalance` as partitions are assigned and revoked and
+   * waits for it; kafka.consumer(...) with the settings' group and timeouts when absent.
+   */
+  createConsumer?: (
+    settings: RuntimeSettings,
+    onRebalance: (rebalance: Rebalance) => Promise<void>,
+  ) => RuntimeConsumer;
   /** The process's transactional producer; createTransactionalProducer(kafka, settings) when absent. */
   producer?: TransactionalProducer;
   /** Called once when the runtime cannot go on (the process should exit and be restarted). */
@@ -121,12 +131,17 @@ export class Runtime {
   private readonly worker: Worker;
   private readonly commits: CommitLoop;
   private readonly producer: TransactionalProducer;
-  private member: GroupMember | undefined;
+  /** The partitions assigned to this member now (incremental: cooperative rebalancing). */
+  private readonly assignment = new Map<string, Set<number>>();
+  /** Set at the first assignment: from then on rounds commit through this consumer's group. */
+  private inGroup = false;
   private stopping = false;
 
   constructor(private readonly deps: RuntimeDeps) {
     const { settings, logger } = deps;
-    this.consumer = deps.createConsumer?.(settings) ?? defaultConsumer(deps.kafka, settings);
+    const onRebalance = (rebalance: Rebalance): Promise<void> => this.rebalanced(rebalance);
+    this.consumer =
+      deps.createConsumer?.(settings, onRebalance) ?? defaultConsumer(deps.kafka, settings, onRebalance);
     this.scheduler = new OperationSchedulers(settings.maxInFlight, (error) => {
       this.fail(error);
     });
@@ -152,9 +167,6 @@ export class Runtime {
         this.breakerPauses.opened(operation, topic, partition);
         this.spendCaps.opened(operation, topic, partition);
       },
-      seek: (topic, partition, offset) => {
-        this.seek(topic, partition, offset);
-      },
       scheduler: this.scheduler,
       logger,
       hangingAfterMs: settings.transactionTimeoutMs + HANGING_TRANSACTION_MARGIN_MS,
@@ -166,7 +178,7 @@ export class Runtime {
       window: this.window,
       partitions: () => this.partitions.values(),
       producer: this.producer,
-      member: () => this.member,
+      consumer: () => (this.inGroup ? this.consumer : undefined),
       committedOffset: (topic, partition) =>
         stableCommittedOffset(deps.admin, settings.groupId, topic, partition),
       pauses: this.pauses,
@@ -179,8 +191,8 @@ export class Runtime {
           // the consumer must read again from the committed offset, or the messages it handed
           // over and we never committed wait for the next rebalance. What the state knows to be
           // committed is never past the group's offset (which another member may have moved on
-          // since): seeking there at once, with no read, skips nothing. kafkajs keeps a seek on
-          // a partition no longer assigned until it is assigned again.
+          // since): seeking there at once, with no read, skips nothing. The client keeps a seek
+          // on a partition no longer assigned until it is assigned again.
           const offset = state.committedOffset === '-1' ? EARLIEST_OFFSET : state.committedOffset;
           this.seek(state.topic, state.partition, offset);
         }
@@ -191,22 +203,12 @@ export class Runtime {
     });
   }
 
-  /**
-   * kafkajs's seek, except while its consumer is between runs: after a crash it restarts (a
-   * broker outage, for one), and until then seek throws. Nothing is lost by not seeking then:
-   * the restarted consumer joins the group again and reads every partition it gets from the
-   * group's committed offset, where the seek was going (or past it, if another member has
-   * committed since).
-   */
+  /** The client's seek; a consumer no longer connected (stopping) has nothing to seek. */
   private seek(topic: string, partition: number, offset: string): void {
     try {
       this.consumer.seek({ topic, partition, offset });
     } catch (error) {
-      if (!isBetweenRuns(error)) throw error;
-      this.deps.logger.warn(
-        { topic, partition },
-        'consumer restarting; the partition is read from its committed offset once the group is joined again',
-      );
+      if ((error as { code?: unknown } | null)?.code !== KafkaJS.ErrorCodes.ERR__STATE) throw error;
     }
   }
 
@@ -243,34 +245,15 @@ export class Runtime {
 
   async start(): Promise<void> {
     const { consumer, deps } = this;
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-      this.deps.metrics?.rebalance?.();
-      this.joined(payload);
-    });
-    // A stretch of records kafkajs filtered out whole (markers, aborted transactions) comes as
-    // this event alone, with no batch: the partitions need it to tell such a gap from a skip.
-    consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => {
-      // Typed string, but null when every record read was before the fetched offset.
-      const first = payload.firstOffset as string | null;
-      if (payload.batchSize === 0 && first !== null)
-        this.partitions.filteredOut(payload.topic, payload.partition, first, payload.lastOffset);
-    });
-    consumer.on(consumer.events.CRASH, ({ payload }) => {
-      if (!payload.restart) this.fail(payload.error);
-    });
     // InitProducerId first: what a previous incarnation with our transactional id left open is
     // aborted before anyone reads the offsets it held.
     await this.producer.connect();
     await consumer.connect();
-    await consumer.subscribe({
-      topics: deps.topics.requestTopics(),
-      fromBeginning: true,
-    });
+    await consumer.subscribe({ topics: deps.topics.requestTopics() });
     await consumer.run({
-      autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 4,
-      eachBatch: (payload) => this.worker.takeBatch(withFetchedOffset(payload)),
+      eachBatch: (payload) => this.worker.takeBatch(payload),
     });
     this.commits.start();
   }
@@ -308,33 +291,56 @@ export class Runtime {
   }
 
   /**
-   * A partition kept from the previous generation keeps its work only if no other member can
-   * have held it in between: the same member id, one generation later. Otherwise (our session
-   * expired, or a generation passed without us) everything is read again from what is committed.
+   * The consumer's rebalance callback; the rebalance goes on once it resolves. Cooperative
+   * rebalancing: an assignment adds partitions, a revocation takes some away, and a partition
+   * that stays assigned stays ours throughout, its work kept.
+   *
+   * A revoked partition's work is dropped here, before the partition is let go, and a commit
+   * round under way is waited for: the client reads the group generation when it sends a
+   * round's offsets, so a round sent after the group has moved on would commit a partition that
+   * may be someone else's by then. A round that does not end in time is fenced (its producer
+   * replaced, a new epoch).
    */
-  private joined(payload: {
-    groupId: string;
-    memberId: string;
-    generationId: number;
-    memberAssignment: Record<string, number[] | undefined>;
-  }): void {
-    const previous = this.member;
-    this.member = {
-      groupId: payload.groupId,
-      generationId: payload.generationId,
-      memberId: payload.memberId,
-    };
-    if (
-      previous &&
-      (previous.memberId !== payload.memberId || payload.generationId !== previous.generationId + 1)
-    ) {
-      this.deps.logger.warn(
-        { generation: payload.generationId, previousGeneration: previous.generationId },
-        'rejoined the group after missing a generation; every partition is read again',
-      );
-      this.partitions.revokeAll();
+  private async rebalanced({ kind, partitions, lost }: Rebalance): Promise<void> {
+    if (kind === 'assign') {
+      for (const { topic, partition } of partitions) {
+        let set = this.assignment.get(topic);
+        if (!set) {
+          set = new Set();
+          this.assignment.set(topic, set);
+        }
+        set.add(partition);
+      }
+      this.inGroup = true;
+      this.deps.metrics?.rebalance?.();
+      this.partitions.assigned(this.assignmentRecord());
+      for (const { topic, partition } of partitions) {
+        if (!this.deps.topics.laneOfRequestTopic(topic)) continue;
+        this.partitions.assignedOne(topic, partition).catch((error: unknown) => {
+          this.deps.logger.warn(
+            { err: error, topic, partition },
+            'could not read the committed offset of a partition',
+          );
+        });
+      }
+      return;
     }
-    this.partitions.assigned(payload.memberAssignment);
+    for (const { topic, partition } of partitions) this.assignment.get(topic)?.delete(partition);
+    if (lost) {
+      this.deps.logger.warn(
+        { partitions: partitions.length },
+        'partitions lost (session expired); their work is dropped and read again from what is committed',
+      );
+    }
+    this.partitions.assigned(this.assignmentRecord());
+    if (!(await this.commits.settle(REVOKE_SETTLE_MS))) {
+      this.deps.logger.warn('a commit round outlived a revocation; its producer is fenced');
+      await this.producer.fence().catch(() => undefined);
+    }
+  }
+
+  private assignmentRecord(): Record<string, number[]> {
+    return Object.fromEntries([...this.assignment].map(([topic, set]) => [topic, [...set]]));
   }
 
   stats(): RuntimeStats {
@@ -383,32 +389,74 @@ export class Runtime {
 }
 
 /**
- * An idle consumer sends one fetch per broker every maxWaitTimeInMs; at 250 ms that was the
+ * An idle consumer sends one fetch per broker every `fetch.wait.max.ms`; at 250 ms that was the
  * largest cost of a service without traffic. New messages still return a long poll at once;
  * the wait bounds only how soon a partition resumed while every other one is idle or paused
  * is fetched again, which a window of buffered work or a breaker's cooldown far outlasts.
  * A partition whose window is full is paused and its unresolved rest fetched again once
- * resumed: a smaller fetch per partition (kafkajs: 1 MiB) bounds what each resume decodes
+ * resumed: a smaller fetch per partition (librdkafka: 1 MiB) bounds what each resume decodes
  * only to drop. A record batch larger than it is still returned whole (KIP-74).
  *
- * A whole fetch is bounded too, to what six busy partitions return (kafkajs: 10 MiB). kafkajs
- * decodes a response at once, and past six partitions the decoded garbage grew with the
- * partition count: at 256 partitions a 50k backlog came in one 4 MiB response, 50k messages
- * decoded to take a fair share of about 20 each, which set the peak RSS (bench (d)). Partitions
- * past the bound wait for the next fetch; those that took their share are paused by then.
+ * A whole fetch is bounded too, to what six busy partitions return (librdkafka: 50 MiB): at 256
+ * partitions a 50k backlog came in one response, decoded at once to take a fair share of about
+ * 20 each, which set the peak RSS (bench (d)). Partitions past the bound wait for the next
+ * fetch; those that took their share are paused by then. (Set as librdkafka's own properties:
+ * the KafkaJS-compatible `maxBytes` sets librdkafka's per-partition limit instead.)
  */
 export const FETCH_SETTINGS = {
-  maxWaitTimeInMs: 1_000,
-  maxBytesPerPartition: 256 * 1024,
-  maxBytes: 6 * 256 * 1024,
+  'fetch.wait.max.ms': 1_000,
+  'max.partition.fetch.bytes': 256 * 1024,
+  'fetch.max.bytes': 6 * 256 * 1024,
 } as const;
 
-function defaultConsumer(kafka: Kafka, settings: RuntimeSettings): Consumer {
-  return kafka.consumer({
-    groupId: settings.groupId,
-    readUncommitted: false,
+/** How long a revocation waits for the commit round under way before fencing it. */
+export const REVOKE_SETTLE_MS = 10_000;
+
+/**
+ * librdkafka's settings of the group's consumer. It keeps a queue of fetched messages per
+ * partition ahead of the application (`queued.max.messages.kbytes`, 64 MiB by default): bounded
+ * here to what a window of work needs, since a paused partition's queue is dropped and fetched
+ * again on resume. Batches are not capped (`js.consumer.max.batch.size`, 32 by default): the
+ * worker takes what the partition's window has room for.
+ */
+export const CONSUMER_SETTINGS = {
+  'js.consumer.max.batch.size': -1,
+  'queued.max.messages.kbytes': 4 * 1024,
+} as const;
+
+export function consumerConfig(
+  settings: RuntimeSettings,
+  onRebalance: (rebalance: Rebalance) => Promise<void>,
+): ConsumerConstructorConfig {
+  const { ErrorCodes } = KafkaJS;
+  return {
+    kafkaJS: {
+      groupId: settings.groupId,
+      fromBeginning: true,
+      autoCommit: false,
+      readUncommitted: false,
+      sessionTimeout: settings.sessionTimeoutMs,
+      heartbeatInterval: Math.min(3_000, Math.floor(settings.sessionTimeoutMs / 3)),
+      partitionAssigners: [KafkaJS.PartitionAssigners.cooperativeSticky],
+    },
+    ...CONSUMER_SETTINGS,
     ...FETCH_SETTINGS,
-    sessionTimeout: settings.sessionTimeoutMs,
-    heartbeatInterval: Math.min(3_000, Math.floor(settings.sessionTimeoutMs / 3)),
-  });
+    rebalance_cb: async (
+      error: { code: number },
+      assignment: { topic: string; partition: number }[],
+      fns: { assignmentLost(): boolean },
+    ): Promise<void> => {
+      const kind = error.code === ErrorCodes.ERR__ASSIGN_PARTITIONS ? 'assign' : 'revoke';
+      const partitions = assignment.map(({ topic, partition }) => ({ topic, partition }));
+      await onRebalance({ kind, partitions, lost: kind === 'revoke' && fns.assignmentLost() });
+    },
+  };
+}
+
+function defaultConsumer(
+  kafka: Kafka,
+  settings: RuntimeSettings,
+  onRebalance: (rebalance: Rebalance) => Promise<void>,
+): Consumer {
+  return kafka.consumer(consumerConfig(settings, onRebalance));
 }

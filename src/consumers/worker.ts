@@ -1,4 +1,4 @@
-import type { Batch, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { Batch, EachBatchPayload, KafkaMessage } from '../kafka/client.js';
 import type { Logger } from 'pino';
 import type { Correlation } from '../contract/envelopes.js';
 import type { Lane, Operation, TopicNames } from '../contract/operations.js';
@@ -53,18 +53,19 @@ export interface WorkerDeps {
   isStopping(): boolean;
 }
 
-/** What a batch brings from kafkajs that the worker uses. */
+/** What a batch brings from the client that the worker uses. */
 export type BatchPayload = Pick<EachBatchPayload, 'isRunning' | 'isStale' | 'resolveOffset'> & {
-  /** With the offset the batch was fetched from (see withFetchedOffset). */
-  batch: Pick<Batch, 'topic' | 'partition' | 'messages'> & { fetchedOffset: string };
+  batch: Pick<Batch, 'topic' | 'partition' | 'messages'>;
 };
 
 /**
  * An infrastructure failure of one message (registry, Redis) is tried again after 500 ms,
- * doubling up to 8 s, with equal jitter; after the sixth try in all the process gives up.
+ * doubling up to 8 s, with equal jitter, for up to two minutes; then the process gives up. An
+ * outage of the schema registry or Redis shorter than that (a restart, a failover) is waited
+ * out: six tries, as before, gave up after about 12 s.
  */
-const INFRASTRUCTURE_RETRY = {
-  maxAttempts: 6,
+export const INFRASTRUCTURE_RETRY = {
+  budgetMs: 120_000,
   firstDelayMs: 500,
   maxDelayMs: 8_000,
   jitter: 'equal',
@@ -96,9 +97,8 @@ export class Worker {
     const { topic, partition } = batch;
     const { operation, lane } = this.deps.topics.laneOfRequestTopic(topic) ?? {};
     if (!operation || !lane || this.deps.isStopping()) return;
-    const state = await this.deps.partitions.stateFor(topic, partition, operation, batch.fetchedOffset);
-    // An earlier owner's transaction still holds its offsets (paused, fetched again once it
-    // ends), or the batch was fetched from past the committed offset (read again from there).
+    const state = await this.deps.partitions.stateFor(topic, partition, operation);
+    // An earlier owner's transaction still holds its offsets (paused, fetched again once it ends).
     if (!state) return;
     let room = this.deps.window.room(state);
     for (const message of batch.messages) {
@@ -109,7 +109,7 @@ export class Worker {
         continue;
       }
       if (room <= 0) {
-        // Not resolved: kafkajs fetches the rest again after resume.
+        // Not resolved: the client fetches the rest again after resume.
         this.deps.pauses.pause(topic, partition, 'window');
         return;
       }
@@ -255,19 +255,6 @@ export class Worker {
       revoked: () => trace?.abandon('revoked'),
     };
   }
-}
-
-/**
- * The worker's view of a kafkajs batch, with the offset it was fetched from: kafkajs's Batch
- * carries it, its types leave it out. The first message's offset is no stand-in: control
- * records, aborted transactions and compaction leave gaps before it.
- */
-export function withFetchedOffset(payload: EachBatchPayload): BatchPayload {
-  const { batch } = payload;
-  const fetchedOffset: unknown = Reflect.get(batch, 'fetchedOffset');
-  if (typeof fetchedOffset !== 'string') throw new TypeError('a kafkajs batch without its fetchedOffset');
-  const { topic, partition, messages } = batch;
-  return { ...payload, batch: { topic, partition, messages, fetchedOffset } };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Admin } from 'kafkajs';
+import type { Admin } from '../kafka/client.js';
 import type { Logger } from 'pino';
 
 /**
@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
  * waits on Kafka.
  */
 /** The admin requests the lag is read with. */
-export type LagAdmin = Pick<Admin, 'fetchTopicsOffsets' | 'fetchOffsets'>;
+export type LagAdmin = Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>;
 
 export interface LagWatchDeps {
   admin: LagAdmin;
@@ -27,9 +27,8 @@ export interface PartitionLag {
 
 /**
  * Reads the lag of every partition of `topics` for `groupId`: one offsets request for the
- * group and two for the ends of every topic at once (fetchTopicsOffsets, added by
- * patches/kafkajs+2.2.4+004+fetch-topics-offsets.patch). Per topic, fetchTopicOffsets took two requests each: 21 round
- * trips for the ten request topics every interval, most of an idle service's broker traffic.
+ * group, and each topic's ends (the client asks their leaders for the low and high watermarks
+ * of a topic's partitions together), the topics in parallel.
  */
 export async function readPartitionLag(
   admin: LagAdmin,
@@ -38,15 +37,17 @@ export async function readPartitionLag(
 ): Promise<PartitionLag[]> {
   const lags: PartitionLag[] = [];
   if (topics.length === 0) return lags;
-  const committed = await admin.fetchOffsets({ groupId, topics: [...topics] });
-  const endsByTopic = new Map(
-    (await admin.fetchTopicsOffsets([...topics])).map(({ topic, partitions }) => [topic, partitions]),
-  );
-  for (const { topic, partitions } of committed) {
-    for (const end of endsByTopic.get(topic) ?? []) {
-      const offset = partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
-      // No committed offset yet: the whole partition (from its low watermark) is behind.
-      const from = offset === '-1' ? BigInt(end.low) : BigInt(offset);
+  const [committed, ends] = await Promise.all([
+    admin.fetchOffsets({ groupId, topics: [...topics] }),
+    Promise.all(topics.map(async (topic) => ({ topic, partitions: await admin.fetchTopicOffsets(topic) }))),
+  ]);
+  const committedByTopic = new Map(committed.map(({ topic, partitions }) => [topic, partitions]));
+  for (const { topic, partitions } of ends) {
+    for (const end of partitions) {
+      const offset = committedByTopic.get(topic)?.find((p) => p.partition === end.partition)?.offset;
+      // No committed offset yet (none listed, or librdkafka's -1001): the whole partition, from
+      // its low watermark, is behind.
+      const from = offset === undefined || BigInt(offset) < 0n ? BigInt(end.low) : BigInt(offset);
       lags.push({ topic, partition: end.partition, lag: Number(BigInt(end.high) - from) });
     }
   }

@@ -112,8 +112,10 @@ export function createMetrics(): ServiceMetrics {
 }
 
 /**
- * What prom-client's defaults leave out: Buffers and ArrayBuffers (kafkajs fetch responses,
- * HTTP bodies) are outside the JS heap and only partly in `nodejs_external_memory_bytes`.
+ * What prom-client's defaults leave out: Buffers and ArrayBuffers (the Kafka client's message
+ * keys and values, HTTP bodies) are outside the JS heap and only partly in
+ * `nodejs_external_memory_bytes`. librdkafka's own queues are native memory, in neither: only
+ * the process's resident memory counts them.
  */
 function memoryGauges(make: MetricFactory): void {
   make.gauge(

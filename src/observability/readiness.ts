@@ -85,9 +85,8 @@ export class Readiness {
 
 /**
  * The broker (a metadata round trip for one of our topics) and, when configured, the
- * registry's own check. Not describeCluster: kafkajs sends its empty topic list as null, which
- * asks for the metadata of every topic in the cluster, and decoding that every interval grew
- * with the cluster into most of an idle service's CPU.
+ * registry's own check. One topic, not the whole cluster's metadata: decoding every topic of a
+ * large cluster at every interval would grow with the cluster into most of an idle service's CPU.
  */
 export function dependencyChecks(deps: {
   admin: { fetchTopicMetadata(options: { topics: string[] }): Promise<unknown> };

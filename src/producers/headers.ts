@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IHeaders } from 'kafkajs';
+import type { IHeaders } from '../kafka/client.js';
 
 /**
  * Headers of every message the service writes (shared/contract.md, "Headers written"):

@@ -1,4 +1,4 @@
-import type { IHeaders } from 'kafkajs';
+import type { IHeaders } from '../kafka/client.js';
 import type {
   Correlation,
   ErrorEnvelope,

@@ -1,4 +1,4 @@
-import kafkajs, { type Admin, type ITopicConfig } from 'kafkajs';
+import type { Admin, ITopicConfig } from '../kafka/client.js';
 import { OPERATIONS, type TopicNames } from '../contract/operations.js';
 import { contractTopicList, TOPICS, type RetentionClass, type TopicRow } from '../contract/topics.js';
 import { retry } from '../retry.js';
@@ -56,8 +56,7 @@ const LARGE_VALUE_BYTES = 2 * 1024 * 1024;
  * still creating the partitions of an earlier batch (another service's topics) lists them
  * seconds later. So each topic is asked for once and then awaited in the broker's topic list:
  * asked for again on the strength of that stale list, the controller answers
- * TOPIC_ALREADY_EXISTS, which kafkajs logs at error level (and kafkajs' own waitForLeaders gives
- * up on the UNKNOWN_TOPIC_OR_PARTITION such a broker answers, which is why it is not used).
+ * TOPIC_ALREADY_EXISTS.
  *
  * A creation that fails (replicas starting together race to create the same topics, a broker
  * times out) is tried again against a fresh topic list, for what is still missing, up to
@@ -77,7 +76,7 @@ export async function ensureTopics(
     async () => {
       const existing = new Set(await admin.listTopics());
       const missing = wanted.filter((t) => !existing.has(t.topic));
-      if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: false });
+      if (missing.length > 0) await admin.createTopics({ topics: missing });
       return missing.map((t) => t.topic);
     },
     { maxAttempts: attempts, firstDelayMs: 250, maxDelayMs: 2_000, jitter: 'equal', signal },
@@ -105,31 +104,4 @@ async function untilListed(
     },
     { firstDelayMs: 50, maxDelayMs: 500, jitter: 'equal', budgetMs: withinMs, signal },
   );
-}
-
-/**
- * The topics among `names` that exist and keep their messages forever (retention.ms -1, the
- * broker's default unless it was changed). Topics that existed before are never altered: their
- * retention is the cluster owner's call, so start-up only names them.
- */
-// kafkajs is CommonJS, and Node's ESM loader does not find ConfigResourceTypes among its named
-// exports (vitest's does): read it from the module object.
-const TOPIC_RESOURCE = kafkajs.ConfigResourceTypes.TOPIC;
-
-export async function topicsKeptForever(admin: Admin, names: readonly string[]): Promise<string[]> {
-  const existing = new Set(await admin.listTopics());
-  const present = names.filter((name) => existing.has(name));
-  if (present.length === 0) return [];
-  const { resources } = await admin.describeConfigs({
-    includeSynonyms: false,
-    resources: present.map((name) => ({
-      type: TOPIC_RESOURCE,
-      name,
-      configNames: ['retention.ms'],
-    })),
-  });
-  return resources
-    .filter((r) => r.configEntries.some((e) => e.configName === 'retention.ms' && Number(e.configValue) < 0))
-    .map((r) => r.resourceName)
-    .sort();
 }

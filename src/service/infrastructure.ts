@@ -1,16 +1,23 @@
 import type { Redis } from 'ioredis';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { jsonSchemasByTopic } from '../contract/json-schemas.js';
 import { kafkaConnectError } from '../kafka-connect-errors.js';
+import {
+  createKafka,
+  openGroupOffsetsReader,
+  recentClientErrors,
+  type Admin,
+  type Kafka,
+  type KafkaClientSettings,
+  type OffsetsAdmin,
+} from '../kafka/client.js';
 import { topicNames, type TopicNames } from '../contract/operations.js';
-import { kafkaLogCreator } from '../observability/kafka-logger.js';
 import { checkKeysInUse, keepRecordingKeyUse } from '../at-rest/key-usage.js';
 import { checkRedis, createRedisClient } from '../observability/redis-client.js';
 import { createRegistryClient } from '../producers/registry-client.js';
 import { SchemaIds } from '../producers/schema-ids.js';
-import { contractTopics, ensureTopics, topicsKeptForever } from '../producers/topic-setup.js';
+import { contractTopics, ensureTopics } from '../producers/topic-setup.js';
 import { liveRegistryCodec, plainJsonCodec, type ValueCodec } from '../producers/value-codec.js';
 import type { Closers } from './closers.js';
 import { topicSettings } from './settings.js';
@@ -19,6 +26,12 @@ import { topicSettings } from './settings.js';
 export interface Infrastructure {
   kafka: Kafka;
   admin: Admin;
+  /**
+   * The service group's committed offsets, read as its consumer reads them (never through the
+   * admin API: src/kafka/client.ts, openGroupOffsetsReader): `stable` with require_stable (the
+   * runtime), `latest` as they are (the lag, the vehicle-search commit check, the console).
+   */
+  groupOffsets: { stable: OffsetsAdmin; latest: OffsetsAdmin };
   topics: TopicNames;
   codec: ValueCodec;
   /** Absent without REDIS_URL: limits, dedupe and pending searches then live in memory. */
@@ -34,48 +47,56 @@ export async function connectInfrastructure(
   closers: Closers,
 ): Promise<Infrastructure> {
   const topics = topicNames(config.TOPIC_PREFIX);
-  const kafka = new Kafka({
+  const settings: KafkaClientSettings = {
     clientId: config.KAFKA_CLIENT_ID,
-    brokers: [...config.KAFKA_BROKERS],
-    requestTimeout: config.KAFKA_REQUEST_TIMEOUT_MS,
-    logLevel: logLevel.WARN,
-    logCreator: kafkaLogCreator(logger),
-    ...config.kafkaSecurity,
-  });
+    brokers: config.KAFKA_BROKERS,
+    requestTimeoutMs: config.KAFKA_REQUEST_TIMEOUT_MS,
+    logger,
+    security: config.kafkaSecurity,
+  };
+  const kafka = createKafka(settings);
   const admin = kafka.admin();
-  await admin.connect().catch((error: unknown) => {
-    throw kafkaConnectError(error);
+  // The admin client connects lazily: a first request shows whether the brokers answer (and
+  // take our TLS and SASL settings).
+  await admin.connect();
+  await admin.listTopics().catch(async (error: unknown) => {
+    await admin.disconnect().catch(() => undefined);
+    throw kafkaConnectError(error, recentClientErrors(kafka));
   });
   closers.add('kafka admin', () => admin.disconnect());
   const wanted = contractTopics(topics, topicSettings(config));
   const created = config.CREATE_TOPICS ? await ensureTopics(admin, wanted, { signal: closers.signal }) : [];
   if (created.length > 0) logger.info({ topics: created }, 'topics created');
-  await warnOfTopicsKeptForever(
-    admin,
-    wanted.map((t) => t.topic).filter((name) => !created.includes(name)),
-    logger,
-  );
+  const groupOffsets = await openGroupOffsets(config.KAFKA_GROUP_ID, settings, admin, closers);
   const { codec, registryCheck } = await createCodec(config, logger);
   const redis = await connectRedis(config, logger, closers);
-  return { kafka, admin, topics, codec, redis, ...(registryCheck ? { registryCheck } : {}) };
+  return { kafka, admin, groupOffsets, topics, codec, redis, ...(registryCheck ? { registryCheck } : {}) };
 }
 
-/**
- * Topics that existed before keep their own retention (never altered here); those kept forever
- * are named, since they hold personal data past any known time. Names only, never contents.
- */
-async function warnOfTopicsKeptForever(admin: Admin, names: string[], logger: Logger): Promise<void> {
-  try {
-    const forever = await topicsKeptForever(admin, names);
-    if (forever.length > 0) {
-      logger.warn(
-        { topics: forever },
-        'existing topics keep their messages forever (retention.ms -1): they hold personal data; set a finite retention (docs/data-map.md)',
-      );
-    }
-  } catch (error) {
-    logger.warn({ err: error }, 'could not read the retention of existing topics');
-  }
+/** How long one read of the group's stable offsets waits for a transaction that holds them. */
+const STABLE_READ_MS = 2_000;
+
+async function openGroupOffsets(
+  groupId: string,
+  settings: KafkaClientSettings,
+  admin: Admin,
+  closers: Closers,
+): Promise<Infrastructure['groupOffsets']> {
+  const partitionsOf = async (topic: string): Promise<number[]> => {
+    const [metadata] = await admin.fetchTopicMetadata({ topics: [topic] });
+    return (metadata?.partitions ?? []).map((p) => p.partitionId);
+  };
+  const reader = (stable: boolean) =>
+    openGroupOffsetsReader(settings, groupId, {
+      stable,
+      timeoutMs: stable ? STABLE_READ_MS : 10_000,
+      partitionsOf,
+    });
+  const [stable, latest] = await Promise.all([reader(true), reader(false)]);
+  closers.add('group offsets', async () => {
+    await Promise.all([stable.close(), latest.close()]);
+  });
+  return { stable, latest };
 }
 
 async function createCodec(

@@ -116,10 +116,11 @@ export function instrumentProducer(
   return {
     connect: () => producer.connect(),
     close: () => producer.close(),
-    async commit(records, offsets, member) {
+    fence: () => producer.fence(),
+    async commit(records, offsets, group) {
       const startedAt = performance.now();
       try {
-        await producer.commit(records, offsets, member);
+        await producer.commit(records, offsets, group);
         metrics.transaction('committed', seconds(startedAt));
       } catch (error) {
         metrics.transaction('aborted', seconds(startedAt));

@@ -30,7 +30,7 @@ export async function startListeners(
   },
   closers: Closers,
 ): Promise<BoundPorts> {
-  const { kafka, redis, admin, registryCheck } = deps.infra;
+  const { kafka, redis, admin, registryCheck, groupOffsets } = deps.infra;
   const { metrics, figures } = deps.calls;
   const interval = config.DEPENDENCY_CHECK_INTERVAL_MS;
   const readiness = new Readiness(
@@ -53,6 +53,7 @@ export async function startListeners(
     const { attachConsole } = await import('../console/server.js');
     const closeConsole = await attachConsole(adminHttp, config, config.console, {
       kafka,
+      groupOffsets: groupOffsets.latest,
       redis,
       logger,
       figures: () => figures.snapshot(),

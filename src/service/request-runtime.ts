@@ -30,12 +30,12 @@ export interface RequestRuntimeDeps {
 
 /** The consumer runtime with everything a request passes through on its way to an outcome. */
 export function createRuntime(config: Config, logger: Logger, deps: RequestRuntimeDeps): Runtime {
-  const { kafka, admin, topics } = deps.infra;
+  const { kafka, groupOffsets, topics } = deps.infra;
   const { metrics, breakerFor } = deps.calls;
   const settings = runtimeSettings(config);
   return new Runtime({
     kafka,
-    admin,
+    admin: groupOffsets.stable,
     topics,
     logger,
     metrics,

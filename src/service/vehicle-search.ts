@@ -21,9 +21,13 @@ import { trackerSettings } from './settings.js';
 export function createTracker(
   config: Config,
   logger: Logger,
-  deps: { infra: Pick<Infrastructure, 'kafka' | 'admin' | 'redis'>; calls: CallParts; output: OutputDeps },
+  deps: {
+    infra: Pick<Infrastructure, 'kafka' | 'groupOffsets' | 'redis'>;
+    calls: CallParts;
+    output: OutputDeps;
+  },
 ): VehicleSearchTracker {
-  const { kafka, admin, redis } = deps.infra;
+  const { kafka, groupOffsets, redis } = deps.infra;
   const { metrics } = deps.calls;
   const store = redis
     ? redisPendingStore(
@@ -42,7 +46,7 @@ export function createTracker(
     logger,
     // Final events wait for the commit of the request that created the search, which also
     // commits its `pending` event (the runtime writes both in one transaction).
-    isRequestCommitted: requestCommitCheck(admin, config.KAFKA_GROUP_ID),
+    isRequestCommitted: requestCommitCheck(groupOffsets.latest, config.KAFKA_GROUP_ID),
     settings: trackerSettings(config),
   });
 }

@@ -80,7 +80,7 @@ export async function settleSearch(
   // first one's claim lost with Redis's last second of writes) must not hold it as one.
   const owner = `${deps.owner}:${randomUUID()}`;
   if (!(await deps.store.claim(requestId, owner, deps.claimTtlMs))) return { kind: 'busy' };
-  // Held while this worker lives, however long the publish takes (kafkajs retries a send for
+  // Held while this worker lives, however long the publish takes (the Kafka client retries a send for
   // much longer than the claim's TTL): a claim lapsing under a publish still under way would
   // let another worker publish the same final event. A crash stops the renewals and the claim
   // lapses as before.

@@ -1,4 +1,4 @@
-import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import type { Kafka, Producer } from '../kafka/client.js';
 import type { VehicleSearchEvent } from '../contract/envelopes.js';
 import { recordForEvent, type OutputDeps } from '../producers/output-records.js';
 
@@ -20,12 +20,9 @@ export interface EventPublisher {
 }
 
 export function createEventPublisher(kafka: Kafka, output: OutputDeps): EventPublisher {
-  // The partitioner named: kafkajs warns when it has to pick its default itself.
-  const producer: Producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
+  // Idempotent, acks from every in-sync replica; the client's default partitioner is Java's
+  // (murmur2 of the key).
+  const producer: Producer = kafka.producer({ kafkaJS: { idempotent: true, acks: -1 } });
   let connected: Promise<void> | undefined;
   const connect = (): Promise<void> => (connected ??= producer.connect());
   return {
@@ -35,7 +32,6 @@ export function createEventPublisher(kafka: Kafka, output: OutputDeps): EventPub
       const record = await recordForEvent(output, event, correlation);
       await producer.send({
         topic: record.topic,
-        acks: -1,
         messages: [{ key: record.key, value: record.value, headers: record.headers }],
       });
     },

@@ -1,4 +1,4 @@
-import type { Admin } from 'kafkajs';
+import type { Admin } from '../kafka/client.js';
 import type { Origin } from '../contract/envelopes.js';
 
 /**
@@ -20,7 +20,7 @@ export function requestCommitCheck(
     if (committedPast(origin)) return true;
     const [offsets] = await admin.fetchOffsets({ groupId, topics: [origin.topic] });
     for (const { partition, offset } of offsets?.partitions ?? []) {
-      // '-1': nothing committed yet for the partition.
+      // Negative (librdkafka's -1001): nothing committed yet for the partition.
       if (!/^\d+$/.test(offset)) continue;
       const committed = BigInt(offset);
       const key = slot(origin.topic, partition);

@@ -1,8 +1,8 @@
-import type { EachBatchPayload } from 'kafkajs';
+import type { EachBatchPayload } from '../../src/kafka/client.js';
 
 /**
- * What kafkajs hands eachBatch around `batch`, with its other functions doing nothing (running,
- * never stale); `overrides` replaces the ones a test watches.
+ * What the client hands eachBatch around `batch`, with its other functions doing nothing
+ * (running, never stale); `overrides` replaces the ones a test watches.
  */
 export function eachBatchPayload(
   batch: EachBatchPayload['batch'],
@@ -14,7 +14,6 @@ export function eachBatchPayload(
     heartbeat: () => Promise.resolve(),
     pause: () => () => undefined,
     commitOffsetsIfNecessary: () => Promise.resolve(),
-    uncommittedOffsets: () => ({ topics: [] }),
     isRunning: () => true,
     isStale: () => false,
     ...overrides,

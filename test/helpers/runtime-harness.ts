@@ -1,38 +1,33 @@
 /**
  * The consumer runtime driven by hand, for tests of its life cycle around the group: a consumer
- * that fetches, pauses and seeks as kafkajs does (its own SubscriptionState decides what is
- * paused; a pending seek makes a batch stale; reading ahead of the committed offset is
- * possible), a group holding the committed offsets, and a producer whose commits the test
- * accepts or refuses. Requests are empty values: each is answered by one dead letter, with no
- * vendor call.
+ * that fetches, pauses and seeks as the client's does (a paused partition is not fetched; a
+ * pending seek makes a batch stale; reading ahead of the committed offset is possible), a group
+ * holding the committed offsets and calling the runtime's rebalance callback, and a producer
+ * whose commits the test accepts or refuses. Requests are empty values: each is answered by one
+ * dead letter, with no vendor call.
  */
-import { createRequire } from 'node:module';
-import { Kafka, logLevel, type EachBatchPayload, type KafkaMessage } from 'kafkajs';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
 import { pino } from 'pino';
+import {
+  createKafka,
+  type Consumer,
+  type EachBatchPayload,
+  type KafkaMessage,
+} from '../../src/kafka/client.js';
 import { CircuitBreaker } from '../../src/requests/circuit-breaker.js';
 import type { PartitionOffset, TransactionalProducer } from '../../src/consumers/transactional-producer.js';
-import { Runtime, type RuntimeConsumer } from '../../src/consumers/runtime.js';
+import { Runtime, type Rebalance } from '../../src/consumers/runtime.js';
 import { topicNames, type Operation } from '../../src/contract/operations.js';
 import { plainJsonCodec } from '../../src/producers/value-codec.js';
 import { eachBatchPayload } from './batch-payload.js';
 import { fakeProcessDeps } from './fake-process-deps.js';
-
-interface SubscriptionState {
-  assign(topicPartitions: { topic: string; partitions: number[] }[]): void;
-  pause(topicPartitions: { topic: string; partitions: number[] }[]): void;
-  resume(topicPartitions: { topic: string; partitions: number[] }[]): void;
-  isPaused(topic: string, partition: number): boolean;
-}
-const require = createRequire(import.meta.url);
-const KafkajsSubscriptionState =
-  require('kafkajs/src/consumer/subscriptionState') as new () => SubscriptionState;
 
 export const topics = topicNames('h');
 export const OPERATION: Operation = 'vehicle';
 export const TOPIC = topics.request(OPERATION);
 const now = () => new Date('2026-11-21T10:00:00.000Z');
 
-/** A batch as kafkajs hands it over: fetched from `fetchedOffset`, delivered maybe later. */
+/** A batch as the client hands it over: fetched from `fetchedOffset`, delivered maybe later. */
 export interface HeldBatch {
   partition: number;
   fetchedOffset: string;
@@ -44,7 +39,10 @@ export interface PendingCommit {
   offsets: readonly PartitionOffset[];
   records: number;
   accept(): void;
-  refuse(type: string): void;
+  /** Refuses it with the librdkafka error named (ERR_ILLEGAL_GENERATION...). */
+  refuse(type: keyof typeof KafkaJS.ErrorCodes): void;
+  /** Whether the runtime still held every partition of the round when it sent it. */
+  owned: boolean;
 }
 
 const request = (offset: number): KafkaMessage => ({
@@ -57,7 +55,8 @@ const request = (offset: number): KafkaMessage => ({
 });
 
 export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
-  const subscription = new KafkajsSubscriptionState();
+  const paused = new Set<number>();
+  const assigned = new Set<number>();
   const logs = new Map<number, number>();
   const positions = new Map<number, number>();
   const seeks = new Map<number, number>();
@@ -68,16 +67,11 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
   /** Outcomes (records) that went out in accepted commits. */
   let answered = 0;
   const run: { eachBatch?: (payload: EachBatchPayload) => Promise<void> } = {};
-  let onJoin: ((event: { payload: unknown }) => void) | undefined;
-  const unconnected = new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING }).consumer({
-    groupId: 'g',
-  });
-  const consumer: RuntimeConsumer = {
+  let onRebalance: ((rebalance: Rebalance) => Promise<void>) | undefined;
+  const kafka = createKafka({ brokers: ['127.0.0.1:1'] });
+  const unconnected = kafka.consumer({ kafkaJS: { groupId: 'g' } });
+  const consumer: Consumer = {
     ...unconnected,
-    on: ((event: string, listener: (event: { payload: unknown }) => void) => {
-      if (event === unconnected.events.GROUP_JOIN) onJoin = listener;
-      return () => undefined;
-    }) as RuntimeConsumer['on'],
     connect: () => Promise.resolve(),
     subscribe: () => Promise.resolve(),
     run: (config) => {
@@ -86,10 +80,10 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
     },
     disconnect: () => Promise.resolve(),
     pause: (list) => {
-      subscription.pause(list.map((t) => ({ topic: t.topic, partitions: t.partitions ?? [] })));
+      for (const { partitions = [] } of list) for (const partition of partitions) paused.add(partition);
     },
     resume: (list) => {
-      subscription.resume(list.map((t) => ({ topic: t.topic, partitions: t.partitions ?? [] })));
+      for (const { partitions = [] } of list) for (const partition of partitions) paused.delete(partition);
     },
     seek: ({ partition, offset }) => {
       seeks.set(partition, Number(offset) === -2 ? 0 : Number(offset));
@@ -98,7 +92,8 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
   const producer: TransactionalProducer = {
     connect: () => Promise.resolve(),
     close: () => Promise.resolve(),
-    commit: (records, offsets) =>
+    fence: () => Promise.resolve(),
+    commit: (records, offsets, group) =>
       new Promise<void>((resolve, reject) => {
         pending.push({
           offsets,
@@ -109,8 +104,9 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
             resolve();
           },
           refuse: (type) => {
-            reject(Object.assign(new Error(type), { type }));
+            reject(Object.assign(new Error(type), { type, code: KafkaJS.ErrorCodes[type] }));
           },
+          owned: group.owns(),
         });
       }),
   };
@@ -125,7 +121,7 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
   };
   const committedOf = (partition: number): string => String(committed.get(partition) ?? -1);
   const runtime = new Runtime({
-    kafka: new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING }),
+    kafka,
     admin: {
       fetchOffsets: async ({ topics: asked }) => {
         const delay = readDelays.shift();
@@ -136,19 +132,12 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
             partition,
             offset: committedOf(partition),
             metadata: null,
+            leaderEpoch: null,
+            error: null,
           }));
           return { topic, partitions };
         });
       },
-      fetchTopicOffsets: () =>
-        Promise.resolve(
-          [...logs].map(([partition, size]) => ({
-            partition,
-            offset: String(size),
-            high: String(size),
-            low: '0',
-          })),
-        ),
     },
     topics,
     settings: {
@@ -167,7 +156,10 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
     output: { codec: plainJsonCodec(), topics, source: '/test', resultMaxBytes: 1_000_000, now },
     breakerFor,
     logger: pino({ level: 'silent' }),
-    createConsumer: () => consumer,
+    createConsumer: (_settings, rebalance) => {
+      onRebalance = rebalance;
+      return consumer;
+    },
     producer,
     onFatal: (error) => {
       throw error;
@@ -184,27 +176,44 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
     publish(partition: number, count: number): void {
       logs.set(partition, (logs.get(partition) ?? 0) + count);
     },
-    /** The group's join of a generation; the consumer reads on from the committed offsets, as kafkajs does. */
-    join(generationId: number, partitions: number[]): void {
-      subscription.assign([{ topic: TOPIC, partitions }]);
-      for (const partition of partitions) positions.set(partition, committed.get(partition) ?? 0);
-      onJoin?.({
-        payload: {
-          groupId: 'g',
-          memberId: 'member-a',
-          generationId,
-          memberAssignment: { [TOPIC]: partitions },
-        },
-      });
+    /**
+     * A rebalance that leaves this member `partitions` (cooperative: those it loses are revoked
+     * first, then the new ones assigned); a newly assigned partition is read from its committed
+     * offset, as the client does. `lost`: the revocation of a member whose session expired.
+     */
+    async join(partitions: number[], { lost = false } = {}): Promise<void> {
+      const revoked = [...assigned].filter((p) => !partitions.includes(p));
+      const added = partitions.filter((p) => !assigned.has(p));
+      if (revoked.length > 0) {
+        for (const partition of revoked) {
+          assigned.delete(partition);
+          paused.delete(partition);
+        }
+        await onRebalance?.({
+          kind: 'revoke',
+          partitions: revoked.map((partition) => ({ topic: TOPIC, partition })),
+          lost,
+        });
+      }
+      for (const partition of added) {
+        assigned.add(partition);
+        positions.set(partition, committed.get(partition) ?? 0);
+      }
+      if (added.length > 0)
+        await onRebalance?.({
+          kind: 'assign',
+          partitions: added.map((partition) => ({ topic: TOPIC, partition })),
+          lost: false,
+        });
     },
-    isPaused: (partition: number) => subscription.isPaused(TOPIC, partition),
+    isPaused: (partition: number) => paused.has(partition),
     /** The next read of committed offsets answers after `ms` (a read the admin client retried). */
     slowNextRead(ms: number): void {
       readDelays.push(ms);
     },
     /** What a fetch of the partition returns now: none while it is paused. */
     fetch(partition: number): HeldBatch | undefined {
-      if (subscription.isPaused(TOPIC, partition)) return undefined;
+      if (paused.has(partition)) return undefined;
       const seek = seeks.get(partition);
       seeks.delete(partition);
       if (seek !== undefined) positions.set(partition, seek);
@@ -214,13 +223,12 @@ export function runtimeHarness(settings: { partitionWindow?: number } = {}) {
         messages.push(request(offset));
       return { partition, fetchedOffset: String(from), messages };
     },
-    /** Hands a fetched batch to the runtime; stale when a seek is pending, as in kafkajs. */
+    /** Hands a fetched batch to the runtime; stale when a seek is pending, as in the client. */
     async deliver(held: HeldBatch): Promise<void> {
       const { partition, fetchedOffset, messages } = held;
       const batch = {
         topic: TOPIC,
         partition,
-        fetchedOffset,
         highWatermark: String(logs.get(partition) ?? 0),
         messages,
         isEmpty: () => messages.length === 0,

@@ -1,3 +1,4 @@
+import { KafkaJS } from '@confluentinc/kafka-javascript';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -8,12 +9,15 @@ import {
 import { PartitionState } from '../../../src/consumers/partition-state.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
 import type { OutputRecord } from '../../../src/producers/output-records.js';
-import type {
-  GroupMember,
-  PartitionOffset,
-  TransactionalProducer,
+import {
+  RevokedBeforeCommit,
+  type PartitionOffset,
+  type TransactionalProducer,
 } from '../../../src/consumers/transactional-producer.js';
 import { TakeWindow } from '../../../src/consumers/take-window.js';
+import { createKafka, type Consumer } from '../../../src/kafka/client.js';
+
+const { ErrorCodes, KafkaJSError } = KafkaJS;
 
 afterEach(() => {
   vi.useRealTimers();
@@ -22,30 +26,41 @@ afterEach(() => {
 interface Transaction {
   records: string[];
   offsets: PartitionOffset[];
-  member: GroupMember;
+  /** The consumer whose group metadata went with the offsets. */
+  consumer: Consumer;
 }
 
 /**
  * A producer that records each transaction; `fail` makes the next commits throw, `failConnect`
- * the next connects. `calls` lists connects and commits in order.
+ * the next connects. `calls` lists connects and commits in order. As the real one, it asks the
+ * group whether the round's partitions are still held right before the offsets go, and throws
+ * RevokedBeforeCommit, committing nothing, when they are not. `hold` keeps the next commit
+ * under way (its transaction beginning) until released.
  */
 function fakeProducer() {
   const transactions: Transaction[] = [];
   const failures: Error[] = [];
   const connectFailures: Error[] = [];
   const calls: string[] = [];
+  const holds: Promise<void>[] = [];
   const producer: Pick<TransactionalProducer, 'commit' | 'connect'> = {
     connect: () => {
       calls.push('connect');
       const failure = connectFailures.shift();
       return failure === undefined ? Promise.resolve() : Promise.reject(failure);
     },
-    commit: (records, offsets, member) => {
+    commit: async (records, offsets, group) => {
       calls.push('commit');
+      const hold = holds.shift();
+      if (hold) await hold;
       const failure = failures.shift();
-      if (failure !== undefined) return Promise.reject(failure);
-      transactions.push({ records: records.map((r) => r.value.toString()), offsets: [...offsets], member });
-      return Promise.resolve();
+      if (failure !== undefined) throw failure;
+      if (!group.owns()) throw new RevokedBeforeCommit();
+      transactions.push({
+        records: records.map((r) => r.value.toString()),
+        offsets: [...offsets],
+        consumer: group.consumer,
+      });
     },
   };
   return {
@@ -54,6 +69,16 @@ function fakeProducer() {
     calls,
     fail: (error: Error) => failures.push(error),
     failConnect: (error: Error) => connectFailures.push(error),
+    /** Holds the next commit before its offsets go; the function returned lets it go on. */
+    hold: (): (() => void) => {
+      let release: () => void = () => undefined;
+      holds.push(
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+      );
+      return release;
+    },
   };
 }
 
@@ -64,7 +89,11 @@ const record = (text: string): OutputRecord => ({
   headers: {},
 });
 
-const MEMBER: GroupMember = { groupId: 'g', generationId: 7, memberId: 'member-a' };
+/** The group's consumer (never connected: the fake producer only hands it on). */
+const CONSUMER = createKafka({ brokers: ['127.0.0.1:1'] }).consumer({ kafkaJS: { groupId: 'g' } });
+
+/** An error as the client reports a broker's refusal of the round's offsets. */
+const refusal = (code: number): Error => new KafkaJSError('offsets refused', { code });
 
 function setup(
   partitionWindow = 10,
@@ -73,7 +102,7 @@ function setup(
     maxCommitIntervalMs: 1000,
   },
 ) {
-  const { producer, transactions, fail, failConnect, calls } = fakeProducer();
+  const { producer, transactions, fail, failConnect, calls, hold } = fakeProducer();
   const state = new PartitionState('requests', 3, 'lawsuits-summary');
   const other = new PartitionState('requests', 4, 'lawsuits-summary');
   const resumed: string[] = [];
@@ -86,7 +115,7 @@ function setup(
   const fatal = vi.fn();
   const refused = vi.fn();
   const committed = vi.fn();
-  const member: { current: GroupMember | undefined } = { current: MEMBER };
+  const group: { consumer: Consumer | undefined } = { consumer: CONSUMER };
   /** The group's committed offsets as a stable read answers them; undefined = unstable. */
   const groupOffsets = new Map<number, string | undefined>();
   const loop = new CommitLoop({
@@ -94,7 +123,7 @@ function setup(
     window: new TakeWindow({ partitionWindow, replicaWindow: 1_000_000 }, () => [state, other]),
     partitions: () => [state, other].filter((s) => !s.isRevoked()),
     producer,
-    member: () => member.current,
+    consumer: () => group.consumer,
     committedOffset: (_topic, partition) => {
       calls.push(`offset ${partition}`);
       return Promise.resolve(groupOffsets.has(partition) ? groupOffsets.get(partition) : '-1');
@@ -112,13 +141,14 @@ function setup(
     transactions,
     fail,
     failConnect,
+    hold,
     calls,
     pauses,
     resumed,
     fatal,
     refused,
     committed,
-    member,
+    group,
     groupOffsets,
   };
 }
@@ -140,7 +170,7 @@ describe('CommitLoop', () => {
       {
         records: ['r10a', 'r10b', 'r11'],
         offsets: [{ topic: 'requests', partition: 3, offset: '12' }],
-        member: MEMBER,
+        consumer: CONSUMER,
       },
     ]);
     // Counted in messages, not records.
@@ -197,8 +227,8 @@ describe('CommitLoop', () => {
     const { state, loop, transactions, fail, fatal } = setup();
     state.tracker.take('0');
     state.tracker.complete('0', [record('r0')]);
-    const leaderless = Object.assign(new Error('There is no leader for this topic-partition'), {
-      type: 'LEADER_NOT_AVAILABLE',
+    const leaderless = new KafkaJSError('There is no leader for this topic-partition', {
+      code: ErrorCodes.ERR_LEADER_NOT_AVAILABLE,
     });
     // Twenty failed rounds over most of the budget: a leader election and a coordinator moving.
     for (let round = 0; round < 20; round += 1) {
@@ -219,18 +249,6 @@ describe('CommitLoop', () => {
       vi.advanceTimersByTime(COMMIT_FAILURE_BUDGET_MS / (MAX_COMMIT_FAILURES - 1));
     }
     expect(fatal).toHaveBeenCalledWith(leaderless);
-  });
-
-  it('is fatal at once when the cluster cannot fence zombies (no KIP-447 offsets)', async () => {
-    const { state, loop, fail, fatal } = setup();
-    const unsupported = Object.assign(new Error('TxnOffsetCommit v3 not supported'), {
-      name: 'KafkaJSFencingUnsupported',
-    });
-    fail(unsupported);
-    state.tracker.take('0');
-    state.tracker.complete('0', [record('r0')]);
-    await loop.commitRound();
-    expect(fatal).toHaveBeenCalledWith(unsupported);
   });
 
   it('re-initialises the producer before reading whether a failed transaction committed', async () => {
@@ -277,41 +295,56 @@ describe('CommitLoop', () => {
     expect(fatal).not.toHaveBeenCalled();
   });
 
-  it('commits every partition with a completed prefix in one transaction, for the current group member', async () => {
-    const { state, other, loop, transactions, committed, member } = setup();
+  it("commits every partition with a completed prefix in one transaction, with the group's consumer of now", async () => {
+    const { state, other, loop, transactions, committed, group } = setup();
     state.tracker.take('0');
     state.tracker.complete('0', [record('p3')]);
     other.tracker.take('40');
     other.tracker.take('41');
     other.tracker.complete('40', [record('p4a')]);
     other.tracker.complete('41', [record('p4b')]);
-    member.current = { ...MEMBER, generationId: 8 };
+    // The group's consumer as the round starts: its group metadata goes with the offsets.
+    const current = createKafka({ brokers: ['127.0.0.1:1'] }).consumer({ kafkaJS: { groupId: 'g' } });
+    group.consumer = current;
 
     await loop.commitRound();
 
     expect(transactions).toHaveLength(1);
     expect(transactions[0]?.records).toEqual(['p3', 'p4a', 'p4b']);
     expect(offsetsOf(transactions[0])).toEqual(['3@1', '4@42']);
-    expect(transactions[0]?.member.generationId).toBe(8);
+    expect(transactions[0]?.consumer).toBe(current);
     expect(committed).toHaveBeenCalledWith(3);
   });
 
   it('commits nothing before the consumer has joined its group', async () => {
-    const { state, loop, transactions, member } = setup();
-    member.current = undefined;
+    const { state, loop, transactions, group, calls } = setup();
+    group.consumer = undefined;
     state.tracker.take('0');
     state.tracker.complete('0', [record('a')]);
 
     await loop.commitRound();
 
+    expect(calls).toEqual([]);
     expect(transactions).toEqual([]);
     expect(state.tracker.hasReadyPrefix()).toBe(true);
+    // Its first assignment: the work waiting goes with that consumer's group.
+    group.consumer = CONSUMER;
+    await loop.commitRound();
+    expect(transactions.map((t) => t.records)).toEqual([['a']]);
   });
 
   it('hands the partitions of a round the group refused over to be read again, without counting a failure', async () => {
     const { state, other, loop, transactions, fail, refused, fatal } = setup();
-    for (let i = 0; i < MAX_COMMIT_FAILURES; i += 1)
-      fail(Object.assign(new Error('generation over'), { type: 'ILLEGAL_GENERATION' }));
+    // Every answer of a group coordinator to offsets from outside its current generation.
+    const codes = [
+      ErrorCodes.ERR_ILLEGAL_GENERATION,
+      ErrorCodes.ERR_UNKNOWN_MEMBER_ID,
+      ErrorCodes.ERR_FENCED_INSTANCE_ID,
+      ErrorCodes.ERR_REBALANCE_IN_PROGRESS,
+      ErrorCodes.ERR_ILLEGAL_GENERATION,
+    ];
+    expect(codes).toHaveLength(MAX_COMMIT_FAILURES);
+    for (const code of codes) fail(refusal(code));
     for (let round = 0; round < MAX_COMMIT_FAILURES; round += 1) {
       state.tracker.take(String(round));
       state.tracker.complete(String(round), [record(`r${round}`)]);
@@ -382,7 +415,7 @@ describe('CommitLoop', () => {
 
   it('counts a fenced producer as a failed round and carries its work', async () => {
     const { state, loop, transactions, fail, refused } = setup();
-    fail(Object.assign(new Error('fenced'), { type: 'PRODUCER_FENCED' }));
+    fail(refusal(ErrorCodes.ERR_PRODUCER_FENCED));
     state.tracker.take('0');
     state.tracker.complete('0', [record('a')]);
 
@@ -531,6 +564,76 @@ describe('CommitLoop', () => {
       complete(loop, state, '2', 50);
       await vi.advanceTimersByTimeAsync(0);
       expect(transactions.map((t) => t.records)).toEqual([['0'], ['1', '2']]);
+    });
+  });
+
+  describe('a revocation while a round is under way', () => {
+    /** Both partitions with a completed request, and a round held before its offsets go. */
+    async function heldRound() {
+      const parts = setup();
+      const { state, other, loop, calls, hold } = parts;
+      state.tracker.take('0');
+      state.tracker.complete('0', [record('a')]);
+      other.tracker.take('0');
+      other.tracker.complete('0', [record('b')]);
+      const release = hold();
+      const round = loop.commitRound();
+      await vi.waitFor(() => {
+        expect(calls).toEqual(['commit']);
+      });
+      return { ...parts, release, round };
+    }
+
+    it('settles at once when no round is under way', async () => {
+      vi.useFakeTimers();
+      const { loop } = setup();
+      // No timer advances: the answer cannot come from the timeout.
+      expect(await loop.settle(10_000)).toBe(true);
+    });
+
+    it('waits for the round under way, and answers false once the timeout passes first', async () => {
+      vi.useFakeTimers();
+      const { loop, release, round, transactions } = await heldRound();
+      let answer: boolean | undefined;
+      void loop.settle(10_000).then((settled) => (answer = settled));
+      await vi.advanceTimersByTimeAsync(9_999);
+      expect(answer).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(answer).toBe(false);
+
+      // Asked again, it waits for the round, and answers as soon as the round ends.
+      answer = undefined;
+      void loop.settle(10_000).then((settled) => (answer = settled));
+      await vi.advanceTimersByTimeAsync(100);
+      expect(answer).toBeUndefined();
+      release();
+      await round;
+      await vi.advanceTimersByTimeAsync(0);
+      expect(answer).toBe(true);
+      expect(transactions.map((t) => t.records)).toEqual([['a', 'b']]);
+    });
+
+    it('commits nothing for a round whose partition was revoked before its offsets went, and reads its partitions again', async () => {
+      const { state, other, loop, release, round, transactions, refused, fatal, calls, committed } =
+        await heldRound();
+
+      // The rebalance callback takes partition 3 away while the round's transaction begins.
+      state.markRevoked();
+      release();
+      await round;
+
+      // RevokedBeforeCommit: no offsets sent under the next generation, where partition 3 may be
+      // someone else's, and none of partition 4's either (the round is one transaction).
+      expect(transactions).toEqual([]);
+      expect(committed).not.toHaveBeenCalled();
+      expect(refused).toHaveBeenCalledWith([state, other]);
+      expect(fatal).not.toHaveBeenCalled();
+      // Handed over to be read again, not carried: nothing of the round is sent later. Nor is
+      // it a failed transaction: a round after one connects a new producer first.
+      expect(other.carry).toBeUndefined();
+      await loop.commitRound();
+      expect(transactions).toEqual([]);
+      expect(calls).toEqual(['commit']);
     });
   });
 });

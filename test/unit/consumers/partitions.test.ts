@@ -1,78 +1,71 @@
+import { KafkaJS, type LibrdKafkaError } from '@confluentinc/kafka-javascript';
 import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommitLoop } from '../../../src/consumers/commit-loop.js';
 import type { PartitionOffset } from '../../../src/consumers/transactional-producer.js';
 import { KeyScheduler } from '../../../src/consumers/key-scheduler.js';
-import { Partitions } from '../../../src/consumers/partitions.js';
+import { Partitions, stableCommittedOffset } from '../../../src/consumers/partitions.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
 import { TakeWindow } from '../../../src/consumers/take-window.js';
+import { createKafka, type Admin } from '../../../src/kafka/client.js';
+
+const { ErrorCodes, KafkaJSError } = KafkaJS;
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
-/** The log start offset of every partition, or what answers it at each read. */
-type LogStart = string | (() => string);
+/** A partition's error in a fetchOffsets answer, as the client reports it. */
+const partitionError = (code: number): LibrdKafkaError => ({
+  message: `error ${code}`,
+  code,
+  errno: code,
+  origin: 'kafka',
+});
 
-const unstable = () => Object.assign(new Error('unstable offsets'), { type: 'UNSTABLE_OFFSET_COMMIT' });
+/** The whole call's failure: the broker answered UNSTABLE_OFFSET_COMMIT for the group. */
+const unstable = () => new KafkaJSError('unstable offsets', { code: ErrorCodes.ERR_UNSTABLE_OFFSET_COMMIT });
 
 /**
  * An admin answering the committed offsets; `unstableReads` reads first answer
  * UNSTABLE_OFFSET_COMMIT, as the broker does while a pending transaction holds the offsets.
  */
-function fakeAdmin(committed: Record<number, string>, unstableReads = 0, low: LogStart = '0') {
-  const reads: { requireStable: boolean | undefined; asked: string[] }[] = [];
-  const lowReads: string[] = [];
+function fakeAdmin(committed: Record<number, string>, unstableReads = 0) {
+  const reads: { requireStableOffsets: boolean | undefined; asked: string[] }[] = [];
   let left = unstableReads;
-  return {
-    reads,
-    lowReads,
-    admin: {
-      /** Each partition's log starts at `low` (read at each call when it is a function). */
-      fetchTopicOffsets: (topic: string) => {
-        lowReads.push(topic);
-        const start = typeof low === 'function' ? low() : low;
-        return Promise.resolve(
-          [0, 1, 2].map((partition) => ({ partition, offset: '100', high: '100', low: start })),
-        );
-      },
-      fetchOffsets: ({
-        topics,
-        requireStable,
-      }: {
-        topics?: (string | { topic: string; partitions: number[] })[];
-        requireStable?: boolean;
-      }) => {
-        const asked = (topics ?? []).map((t) =>
-          typeof t === 'string' ? t : `${t.topic}/${t.partitions.join(',')}`,
-        );
-        reads.push({ requireStable, asked });
-        if (left > 0) {
-          left -= 1;
-          return Promise.reject(unstable());
-        }
-        return Promise.resolve(
-          (topics ?? []).map((t) => ({
-            topic: typeof t === 'string' ? t : t.topic,
-            partitions: Object.entries(committed).map(([partition, offset]) => ({
-              partition: Number(partition),
-              offset,
-              metadata: null,
-            })),
+  const admin: Pick<Admin, 'fetchOffsets'> = {
+    fetchOffsets: ({ topics, requireStableOffsets }) => {
+      const asked = (topics ?? []).map((t) =>
+        typeof t === 'string' ? t : `${t.topic}/${t.partitions.join(',')}`,
+      );
+      reads.push({ requireStableOffsets, asked });
+      if (left > 0) {
+        left -= 1;
+        return Promise.reject(unstable());
+      }
+      return Promise.resolve(
+        (topics ?? []).map((t) => ({
+          topic: typeof t === 'string' ? t : t.topic,
+          partitions: Object.entries(committed).map(([partition, offset]) => ({
+            partition: Number(partition),
+            offset,
+            metadata: null,
+            leaderEpoch: null,
+            error: null,
           })),
-        );
-      },
+        })),
+      );
     },
   };
+  return { reads, admin };
 }
 
 function setup(
   committed: Record<number, string> = {},
   unstableReads = 0,
-  low: LogStart = '0',
   logger: Logger = pino({ level: 'silent' }),
 ) {
-  const { admin, reads, lowReads } = fakeAdmin(committed, unstableReads, low);
+  const { admin, reads } = fakeAdmin(committed, unstableReads);
   const paused: string[] = [];
   const resumed: string[] = [];
   const pauses = new PauseControl({
@@ -81,13 +74,11 @@ function setup(
   });
   const scheduler = new KeyScheduler(1, () => undefined);
   const opened = vi.fn();
-  const seeks: string[] = [];
   const partitions = new Partitions({
     admin,
     settings: { groupId: 'g', shutdownTimeoutMs: 1000 },
     pauses,
     opened,
-    seek: (topic, partition, offset) => seeks.push(`${topic}/${partition}@${offset}`),
     scheduler,
     logger,
     unstableRetryMs: 100,
@@ -96,6 +87,7 @@ function setup(
   /** Commits wait until released, recording their offsets. */
   const commits: PartitionOffset[][] = [];
   let release: () => void = () => undefined;
+  const consumer = createKafka({ brokers: ['127.0.0.1:1'] }).consumer({ kafkaJS: { groupId: 'g' } });
   const loop = new CommitLoop({
     settings: { commitIntervalMs: 1000, maxCommitIntervalMs: 1000 },
     window: new TakeWindow({ partitionWindow: 10, replicaWindow: 1_000_000 }, () => partitions.values()),
@@ -110,7 +102,7 @@ function setup(
           };
         }),
     },
-    member: () => ({ groupId: 'g', generationId: 1, memberId: 'm' }),
+    consumer: () => consumer,
     committedOffset: () => Promise.resolve('-1'),
     pauses,
     logger: pino({ level: 'silent' }),
@@ -121,8 +113,6 @@ function setup(
     admin,
     partitions,
     reads,
-    lowReads,
-    seeks,
     pauses,
     paused,
     resumed,
@@ -137,7 +127,7 @@ function setup(
 }
 
 async function open(partitions: Partitions, partition: number) {
-  const state = await partitions.stateFor('requests', partition, 'vehicle', '0');
+  const state = await partitions.stateFor('requests', partition, 'vehicle');
   if (!state) throw new Error(`partition ${partition} did not open`);
   return state;
 }
@@ -147,13 +137,13 @@ describe('Partitions', () => {
     const { partitions, reads, opened } = setup({ 2: '42' });
 
     const [a, b] = await Promise.all([
-      partitions.stateFor('requests', 2, 'vehicle', '40'),
-      partitions.stateFor('requests', 2, 'vehicle', '40'),
+      partitions.stateFor('requests', 2, 'vehicle'),
+      partitions.stateFor('requests', 2, 'vehicle'),
     ]);
 
     expect(a).toBe(b);
     // Only this partition: another partition's pending transaction does not hold it back.
-    expect(reads).toEqual([{ requireStable: true, asked: ['requests/2'] }]);
+    expect(reads).toEqual([{ requireStableOffsets: true, asked: ['requests/2'] }]);
     expect(a?.highestTaken).toBe(41n);
     expect(opened).toHaveBeenCalledWith('vehicle', 'requests', 2);
     expect(partitions.partitionsOf('requests')).toEqual([2]);
@@ -170,11 +160,11 @@ describe('Partitions', () => {
     const { partitions, pauses, paused, resumed, reads } = setup({ 0: '7' }, 3);
     partitions.assigned({ requests: [0] });
 
-    expect(await partitions.stateFor('requests', 0, 'vehicle', '0')).toBeUndefined();
+    expect(await partitions.stateFor('requests', 0, 'vehicle')).toBeUndefined();
     expect(paused).toEqual(['requests/0']);
     expect(pauses.isPausedFor('requests', 0, 'unstable-offsets')).toBe(true);
     // Batches fetched before the pause took effect find it still unopened.
-    expect(await partitions.stateFor('requests', 0, 'vehicle', '0')).toBeUndefined();
+    expect(await partitions.stateFor('requests', 0, 'vehicle')).toBeUndefined();
 
     // Read again after 100 and 200 ms (still unstable), then after 400 ms: stable.
     await vi.advanceTimersByTimeAsync(300);
@@ -195,9 +185,9 @@ describe('Partitions', () => {
       warn: (fields: Record<string, unknown>, message: string) => warnings.push({ fields, message }),
     } as unknown as Logger;
     // Unstable for the first 10 reads: about 7 s at 100, 200, 400 ms then 1 s apart.
-    const { partitions, resumed } = setup({ 0: '7' }, 10, '0', logger);
+    const { partitions, resumed } = setup({ 0: '7' }, 10, logger);
     partitions.assigned({ requests: [0, 1] });
-    expect(await partitions.stateFor('requests', 0, 'vehicle', '0')).toBeUndefined();
+    expect(await partitions.stateFor('requests', 0, 'vehicle')).toBeUndefined();
 
     await vi.advanceTimersByTimeAsync(4_000);
     expect(partitions.heldByHangingTransactions()).toEqual([]);
@@ -224,7 +214,7 @@ describe('Partitions', () => {
     vi.useFakeTimers();
     const { partitions, pauses, reads } = setup({}, 100);
     partitions.assigned({ requests: [0] });
-    await partitions.stateFor('requests', 0, 'vehicle', '0');
+    await partitions.stateFor('requests', 0, 'vehicle');
 
     partitions.assigned({ requests: [] });
     await vi.advanceTimersByTimeAsync(200);
@@ -239,7 +229,7 @@ describe('Partitions', () => {
     vi.useFakeTimers();
     const { partitions, pauses, reads } = setup({}, 100);
     partitions.assigned({ requests: [0] });
-    await partitions.stateFor('requests', 0, 'vehicle', '0');
+    await partitions.stateFor('requests', 0, 'vehicle');
     await vi.advanceTimersByTimeAsync(150);
     const readsWhenLeft = reads.length;
 
@@ -254,7 +244,7 @@ describe('Partitions', () => {
     vi.useFakeTimers();
     const { partitions, reads } = setup({}, 100);
     partitions.assigned({ requests: [0] });
-    await partitions.stateFor('requests', 0, 'vehicle', '0');
+    await partitions.stateFor('requests', 0, 'vehicle');
     await vi.advanceTimersByTimeAsync(150);
     const readsWhenStopped = reads.length;
     expect(readsWhenStopped).toBeGreaterThan(1);
@@ -276,7 +266,7 @@ describe('Partitions', () => {
     expect([...partitions.values()]).toEqual([kept]);
   });
 
-  it('revokes every partition at once when asked to (a generation passed without us)', async () => {
+  it('revokes every partition at once when asked to', async () => {
     const { partitions } = setup();
     const a = await open(partitions, 0);
     const b = await open(partitions, 1);
@@ -337,7 +327,8 @@ describe('Partitions', () => {
     partitions.revoke(state);
 
     expect(pauses.paused()).toEqual([]);
-    // kafkajs keeps a pause across assignments: were it left, the partition would never be read again.
+    // A pause outlives a refused commit (the partition stays assigned): were it left, the
+    // partition would never be read again.
     expect(resumed).toEqual(['requests/0']);
   });
 
@@ -350,96 +341,66 @@ describe('Partitions', () => {
       ['vehicle', 'requests', 0],
     ]);
   });
+});
 
-  it('takes nothing from a batch fetched past the committed offset and reads the partition again from it', async () => {
-    const { partitions, seeks } = setup({ 0: '50' });
+describe('stableCommittedOffset', () => {
+  /** An admin whose one answer for partition 0 of 'requests' is `entry`. */
+  const answering = (entry: { offset: string; error: LibrdKafkaError | null }) => {
+    const asked: Parameters<Admin['fetchOffsets']>[0][] = [];
+    const admin: Pick<Admin, 'fetchOffsets'> = {
+      fetchOffsets: (options) => {
+        asked.push(options);
+        return Promise.resolve([
+          {
+            topic: 'requests',
+            partitions: [
+              // Another partition's answer, which must not be taken for this one's.
+              { partition: 1, offset: '99', metadata: null, leaderEpoch: null, error: null },
+              { partition: 0, metadata: null, leaderEpoch: null, ...entry },
+            ],
+          },
+        ]);
+      },
+    };
+    return { admin, asked };
+  };
 
-    // kafkajs had read up to 100 before the commit was refused.
-    expect(await partitions.stateFor('requests', 0, 'vehicle', '100')).toBeUndefined();
-    expect(seeks).toEqual(['requests/0@50']);
-
-    const state = await partitions.stateFor('requests', 0, 'vehicle', '50');
-    expect(state?.highestTaken).toBe(49n);
-    // Read on from there: later batches start wherever kafkajs has got to.
-    expect(await partitions.stateFor('requests', 0, 'vehicle', '120')).toBe(state);
-    expect(seeks).toHaveLength(1);
+  it("reads this partition alone, with require_stable, and answers the group's offset", async () => {
+    const { admin, asked } = answering({ offset: '42', error: null });
+    expect(await stableCommittedOffset(admin, 'g', 'requests', 0)).toBe('42');
+    expect(asked).toEqual([
+      { groupId: 'g', topics: [{ topic: 'requests', partitions: [0] }], requireStableOffsets: true },
+    ]);
   });
 
-  it('takes a batch fetched before the committed offset (what precedes it is skipped as taken)', async () => {
-    const { partitions, seeks, lowReads } = setup({ 0: '50' });
-    const state = await partitions.stateFor('requests', 0, 'vehicle', '30');
-    expect(state?.highestTaken).toBe(49n);
-    expect(seeks).toEqual([]);
-    expect(lowReads).toEqual([]);
+  it("answers '-1' for the client's 'no offset' (-1001)", async () => {
+    const { admin } = answering({ offset: '-1001', error: null });
+    expect(await stableCommittedOffset(admin, 'g', 'requests', 0)).toBe('-1');
   });
 
-  it('with nothing committed, reads again from the earliest offset unless the batch starts at the log start', async () => {
-    const { partitions, seeks } = setup({}, 0, '20');
-
-    expect(await partitions.stateFor('requests', 0, 'vehicle', '35')).toBeUndefined();
-    expect(seeks).toEqual(['requests/0@-2']);
-    expect(await partitions.stateFor('requests', 0, 'vehicle', '20')).toBeDefined();
+  it('answers nothing while a pending transaction holds the offset, reported for the partition or for the call', async () => {
+    const held = answering({ offset: '-1', error: partitionError(ErrorCodes.ERR_UNSTABLE_OFFSET_COMMIT) });
+    expect(await stableCommittedOffset(held.admin, 'g', 'requests', 0)).toBeUndefined();
+    const refused: Pick<Admin, 'fetchOffsets'> = { fetchOffsets: () => Promise.reject(unstable()) };
+    expect(await stableCommittedOffset(refused, 'g', 'requests', 0)).toBeUndefined();
   });
 
-  it('reads the log starts once for partitions that open together from the log start', async () => {
-    const { partitions, lowReads, seeks } = setup();
-    const states = await Promise.all(
-      [0, 1, 2].map((partition) => partitions.stateFor('requests', partition, 'vehicle', '0')),
-    );
-    expect(states.every((state) => state !== undefined)).toBe(true);
-    expect(lowReads).toEqual(['requests']);
-    // Opened later, from the same log start: the read already covers it.
-    partitions.revoke(states[2]!);
-    expect(await partitions.stateFor('requests', 2, 'vehicle', '0')).toBeDefined();
-    expect(lowReads).toEqual(['requests']);
-    expect(seeks).toEqual([]);
-  });
-
-  it('reads the log starts again when the last read does not cover a batch, and after a rebalance', async () => {
-    let low = '0';
-    const { partitions, lowReads, seeks } = setup({}, 0, () => low);
-    expect(await partitions.stateFor('requests', 0, 'vehicle', '0')).toBeDefined();
-
-    // Retention has moved every log start to 20 since: the batch starts there.
-    low = '20';
-    expect(await partitions.stateFor('requests', 1, 'vehicle', '20')).toBeDefined();
-    expect(lowReads).toEqual(['requests', 'requests']);
-    expect(await partitions.stateFor('requests', 2, 'vehicle', '20')).toBeDefined();
-    expect(lowReads).toHaveLength(2);
-    expect(seeks).toEqual([]);
-
-    partitions.assigned({ requests: [0, 1] });
-    partitions.assigned({ requests: [0, 1, 2] });
-    expect(await partitions.stateFor('requests', 2, 'vehicle', '20')).toBeDefined();
-    expect(lowReads).toHaveLength(3);
-  });
-
-  it('keeps no log start from a read that a rebalance overtook', async () => {
-    const { admin, partitions, lowReads } = setup();
-    const answer = admin.fetchTopicOffsets;
-    let release: (() => void) | undefined;
-    admin.fetchTopicOffsets = (topic: string) =>
-      new Promise((resolve) => {
-        release = () => {
-          resolve(answer(topic));
-        };
-      });
-    const opening = partitions.stateFor('requests', 0, 'vehicle', '0');
-    await vi.waitFor(() => {
-      expect(release).toBeDefined();
+  it("throws any other error, the partition's or the call's", async () => {
+    const { admin } = answering({
+      offset: '-1',
+      error: partitionError(ErrorCodes.ERR_GROUP_AUTHORIZATION_FAILED),
     });
-    partitions.assigned({ requests: [0, 1] });
-    release?.();
-    expect(await opening).toBeDefined();
-
-    admin.fetchTopicOffsets = answer;
-    expect(await partitions.stateFor('requests', 1, 'vehicle', '0')).toBeDefined();
-    expect(lowReads).toHaveLength(2);
+    await expect(stableCommittedOffset(admin, 'g', 'requests', 0)).rejects.toMatchObject({
+      code: ErrorCodes.ERR_GROUP_AUTHORIZATION_FAILED,
+    });
+    const down = new KafkaJSError('transport failure', { code: ErrorCodes.ERR__TRANSPORT });
+    const failing: Pick<Admin, 'fetchOffsets'> = { fetchOffsets: () => Promise.reject(down) };
+    await expect(stableCommittedOffset(failing, 'g', 'requests', 0)).rejects.toBe(down);
   });
 
-  it('takes a batch fetched past a committed offset that retention has deleted', async () => {
-    const { partitions, seeks } = setup({ 0: '5' }, 0, '20');
-    expect(await partitions.stateFor('requests', 0, 'vehicle', '20')).toBeDefined();
-    expect(seeks).toEqual([]);
+  it('reads a stable read that timed out (a transaction still holds the offsets) as not stable yet', async () => {
+    const held = new KafkaJSError('timed out', { code: ErrorCodes.ERR__TIMED_OUT });
+    const waiting: Pick<Admin, 'fetchOffsets'> = { fetchOffsets: () => Promise.reject(held) };
+    expect(await stableCommittedOffset(waiting, 'g', 'requests', 0)).toBeUndefined();
   });
 });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { PauseControl, type PauseTarget } from '../../../src/consumers/pause-control.js';
+import { createKafka } from '../../../src/kafka/client.js';
 
 type Call = [action: 'pause' | 'resume', topic: string, partition: number];
 
-/** A consumer that records its calls, or throws as kafkajs does between a crash and its restart. */
+/** A consumer that records its calls, or throws as `failWith` says. */
 function consumer(): PauseTarget & { calls: Call[]; failWith: Error | undefined } {
   const calls: Call[] = [];
   const record =
@@ -22,7 +23,18 @@ function consumer(): PauseTarget & { calls: Call[]; failWith: Error | undefined 
   return target;
 }
 
-const betweenRuns = new Error('Consumer group was not initialized, consumer#run must be called first');
+/** A consumer of the client that is not connected (before its start, or stopped). */
+const unconnected = () => createKafka({ brokers: ['127.0.0.1:1'] }).consumer({ kafkaJS: { groupId: 'g' } });
+
+/** What the client's consumer throws at a pause while it is not connected. */
+function notConnectedError(): Error {
+  try {
+    unconnected().pause([{ topic: 't', partitions: [0] }]);
+  } catch (error) {
+    if (error instanceof Error) return error;
+  }
+  throw new Error('an unconnected consumer paused without an error');
+}
 
 describe('PauseControl', () => {
   it('pauses on the first reason and resumes when the last one goes', () => {
@@ -39,11 +51,11 @@ describe('PauseControl', () => {
     ]);
   });
 
-  it('keeps its reasons while the consumer is between runs, without throwing', () => {
+  it('keeps its reasons while the consumer is not connected, without throwing', () => {
     const target = consumer();
     const pauses = new PauseControl(target);
     pauses.pause('t', 1, 'window');
-    target.failWith = betweenRuns;
+    target.failWith = notConnectedError();
     expect(() => {
       pauses.pause('t', 2, 'breaker');
     }).not.toThrow();
@@ -55,13 +67,24 @@ describe('PauseControl', () => {
     }).not.toThrow();
     expect(pauses.isPausedFor('t', 1, 'window')).toBe(false);
     expect(pauses.paused()).toEqual([]);
-    // Running again: calls reach the consumer as before.
+    // Connected again: calls reach the consumer as before.
     target.failWith = undefined;
     pauses.pause('t', 1, 'spend-cap');
     expect(target.calls).toEqual([
       ['pause', 't', 1],
       ['pause', 't', 1],
     ]);
+  });
+
+  it("takes the client's own consumer, not connected, without throwing", () => {
+    const pauses = new PauseControl(unconnected());
+    expect(() => {
+      pauses.pause('t', 0, 'shutdown');
+      pauses.resume('t', 0, 'shutdown');
+      pauses.pause('t', 1, 'window');
+      pauses.release('t', 1);
+    }).not.toThrow();
+    expect(pauses.paused()).toEqual([]);
   });
 
   it('lets any other failure of the consumer through', () => {

@@ -1,14 +1,35 @@
-import { Kafka, logLevel, type EachBatchPayload, type KafkaMessage } from 'kafkajs';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
 import { pino } from 'pino';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
 import type { ProcessDeps } from '../../../src/requests/process-request.js';
-import { Runtime, type RuntimeConsumer } from '../../../src/consumers/runtime.js';
+import { HANGING_TRANSACTION_MARGIN_MS } from '../../../src/consumers/partitions.js';
+import {
+  REVOKE_SETTLE_MS,
+  Runtime,
+  type Rebalance,
+  type RuntimeDeps,
+} from '../../../src/consumers/runtime.js';
 import { OPERATIONS, topicNames } from '../../../src/contract/operations.js';
-import type { TransactionalProducer } from '../../../src/consumers/transactional-producer.js';
+import {
+  RevokedBeforeCommit,
+  type TransactionalProducer,
+} from '../../../src/consumers/transactional-producer.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
+import {
+  createKafka,
+  type Consumer,
+  type EachBatchPayload,
+  type KafkaMessage,
+} from '../../../src/kafka/client.js';
 import { eachBatchPayload } from '../../helpers/batch-payload.js';
 import { fakeProcessDeps } from '../../helpers/fake-process-deps.js';
+
+const { ErrorCodes, KafkaJSError } = KafkaJS;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 const topics = topicNames('t');
 const TOPIC = topics.request('vehicle');
@@ -17,33 +38,19 @@ const unreachable = (): never => {
   throw new Error('not expected in this test');
 };
 
-interface JoinPayload {
-  groupId: string;
-  memberId: string;
-  generationId: number;
-  memberAssignment: Record<string, number[]>;
-}
-
 /**
- * A consumer that never connects: its event names come from an unconnected kafkajs consumer;
- * `join` plays the group's GROUP_JOIN event.
+ * A consumer that never connects, made from an unconnected consumer of the client; `rebalance`
+ * plays the client's rebalance callback, as the runtime handed it to `createConsumer`.
+ * `notConnected`: its seek answers as the client's does while it is not connected.
  */
-function fakeConsumer(log: string[], { betweenRuns = false } = {}) {
-  const unconnected = new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING }).consumer({
-    groupId: 'g',
-  });
+function fakeConsumer(log: string[], { notConnected = false } = {}) {
+  const unconnected = createKafka({ brokers: ['127.0.0.1:1'] }).consumer({ kafkaJS: { groupId: 'g' } });
   const run: { eachBatch?: (payload: EachBatchPayload) => Promise<void> } = {};
-  const listeners = new Map<string, (event: { payload: JoinPayload }) => void>();
   const seeks: string[] = [];
-  const consumer: RuntimeConsumer = {
+  const consumer: Consumer = {
     ...unconnected,
-    on: ((event: string, listener: (event: { payload: JoinPayload }) => void) => {
-      listeners.set(event, listener);
-      return () => undefined;
-    }) as RuntimeConsumer['on'],
     seek: ({ topic, partition, offset }) => {
-      // Between runs (after a crash, before kafkajs restarts it), kafkajs's own seek answers.
-      if (betweenRuns) unconnected.seek({ topic, partition, offset });
+      if (notConnected) unconnected.seek({ topic, partition, offset });
       seeks.push(`${partition}@${offset}`);
     },
     connect: () => {
@@ -65,18 +72,12 @@ function fakeConsumer(log: string[], { betweenRuns = false } = {}) {
     pause: () => undefined,
     resume: () => undefined,
   };
-  const join = (generationId: number, memberId: string, partitions: number[]) => {
-    listeners.get(unconnected.events.GROUP_JOIN)?.({
-      payload: { groupId: 'g', memberId, generationId, memberAssignment: { [TOPIC]: partitions } },
-    });
-  };
-  return { consumer, run, join, seeks };
+  return { consumer, run, seeks };
 }
 
-/** A batch fetched from `fetchedOffset` (kafkajs's Batch carries it; its types leave it out). */
-function payload(messages: KafkaMessage[], partition = 1, fetchedOffset = '0'): EachBatchPayload {
+/** A batch of the partition, as the client hands it to eachBatch. */
+function payload(messages: KafkaMessage[], partition = 1): EachBatchPayload {
   const batch = {
-    fetchedOffset,
     topic: TOPIC,
     partition,
     highWatermark: '100',
@@ -101,19 +102,48 @@ const empty = (offset: string): KafkaMessage => ({
   headers: {},
 });
 
-/** The process's one producer, logging what it is asked; `refuse` fails its next commit so. */
-function fakeProducer(log: string[]) {
+/** A commit kept from going on until released. */
+interface Hold {
+  stage: 'begin' | 'end';
+  released: Promise<void>;
+}
+
+/**
+ * The process's one producer, logging what it is asked. As the real one, it asks the group
+ * whether the round's partitions are still held right before the offsets go (RevokedBeforeCommit
+ * when not); `refuse` fails its next commit with the client's error of that code; `hold` keeps
+ * the next commit under way until released.
+ */
+function fakeProducer(log: string[], consumer: Consumer) {
   const refusals: Error[] = [];
+  const holds: Hold[] = [];
   const producer: TransactionalProducer = {
     connect: () => {
       log.push('producer connect');
       return Promise.resolve();
     },
-    commit: (records, offsets, member) => {
-      const refusal = refusals.shift();
-      if (refusal) return Promise.reject(refusal);
+    commit: async (records, offsets, group) => {
       const next = offsets.map((o) => `${o.partition}@${o.offset}`).join(' ');
-      log.push(`commit ${records.length} records, next ${next}, generation ${member.generationId}`);
+      const hold = holds.shift();
+      if (hold?.stage === 'begin') {
+        log.push(`commit under way, next ${next}`);
+        await hold.released;
+      }
+      const refusal = refusals.shift();
+      if (refusal) throw refusal;
+      if (!group.owns()) {
+        log.push(`revoked before commit, next ${next}`);
+        throw new RevokedBeforeCommit();
+      }
+      if (hold?.stage === 'end') {
+        log.push(`offsets sent, next ${next}`);
+        await hold.released;
+      }
+      const through = group.consumer === consumer ? "the group's consumer" : 'another consumer';
+      log.push(`commit ${records.length} records, next ${next}, through ${through}`);
+    },
+    fence: () => {
+      log.push('fence');
       return Promise.resolve();
     },
     close: () => {
@@ -121,19 +151,35 @@ function fakeProducer(log: string[]) {
       return Promise.resolve();
     },
   };
-  return { producer, refuse: (type: string) => refusals.push(Object.assign(new Error(type), { type })) };
+  return {
+    producer,
+    refuse: (code: number) => refusals.push(new KafkaJSError('offsets refused', { code })),
+    /**
+     * Holds the next commit, as its transaction begins ('begin': before its offsets go) or
+     * commits ('end': after); the function returned lets it go on.
+     */
+    hold: (stage: Hold['stage'] = 'begin'): (() => void) => {
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      holds.push({ stage, released });
+      return release;
+    },
+  };
 }
 
-function setup(log: string[], consumerOptions: { betweenRuns?: boolean } = {}) {
-  const { consumer, run, join, seeks } = fakeConsumer(log, consumerOptions);
-  const { producer, refuse } = fakeProducer(log);
+function setup(
+  log: string[],
+  consumerOptions: { notConnected?: boolean } = {},
+  admin: RuntimeDeps['admin'] = { fetchOffsets: () => Promise.resolve([{ topic: TOPIC, partitions: [] }]) },
+) {
+  const { consumer, run, seeks } = fakeConsumer(log, consumerOptions);
+  const { producer, refuse, hold } = fakeProducer(log, consumer);
+  let onRebalance: ((rebalance: Rebalance) => Promise<void>) | undefined;
   const runtime = new Runtime({
-    kafka: new Kafka({ brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING }),
-    admin: {
-      fetchOffsets: () => Promise.resolve([{ topic: TOPIC, partitions: [] }]),
-      fetchTopicOffsets: () =>
-        Promise.resolve([1, 2].map((partition) => ({ partition, offset: '9', high: '9', low: '0' }))),
-    },
+    kafka: createKafka({ brokers: ['127.0.0.1:1'] }),
+    admin,
     topics,
     settings: {
       groupId: 'g',
@@ -151,34 +197,57 @@ function setup(log: string[], consumerOptions: { betweenRuns?: boolean } = {}) {
     output: { codec: plainJsonCodec(), topics, source: '/test', resultMaxBytes: 1_000_000, now },
     breakerFor: () => new CircuitBreaker({ failureThreshold: 3, cooldownMs: 20 }),
     logger: pino({ level: 'silent' }),
-    createConsumer: () => consumer,
+    createConsumer: (_settings, rebalance) => {
+      onRebalance = rebalance;
+      return consumer;
+    },
     producer,
     onFatal: unreachable,
   });
-  return { runtime, run, join, seeks, refuse };
+  /** The client's rebalance callback, awaited as the client awaits it. */
+  const rebalance = (kind: Rebalance['kind'], partitions: number[], lost = false): Promise<void> => {
+    if (!onRebalance) throw new Error('no rebalance callback was handed to the consumer');
+    return onRebalance({
+      kind,
+      partitions: partitions.map((partition) => ({ topic: TOPIC, partition })),
+      lost,
+    });
+  };
+  return { runtime, run, rebalance, seeks, refuse, hold };
 }
 
 const heldPartitions = (runtime: Runtime) => runtime.stats().partitions.map((p) => p.partition);
 
-/** A partition taken under generation 1 whose commit the group refuses; then a stop. */
-async function refusedRound(consumerOptions: { betweenRuns?: boolean } = {}) {
+/** Whether `promise` has settled, after letting pending callbacks run. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
+
+/** A partition taken after its assignment whose commit the group refuses; then a stop. */
+async function refusedRound(consumerOptions: { notConnected?: boolean } = {}) {
   const log: string[] = [];
-  const { runtime, run, join, seeks, refuse } = setup(log, consumerOptions);
+  const { runtime, run, rebalance, seeks, refuse } = setup(log, consumerOptions);
   await runtime.start();
-  join(1, 'member-a', [1]);
-  refuse('ILLEGAL_GENERATION');
+  await rebalance('assign', [1]);
+  refuse(ErrorCodes.ERR_ILLEGAL_GENERATION);
   await run.eachBatch?.(payload([empty('0')], 1));
   await runtime.stop();
   return { runtime, log, seeks };
 }
 
 describe('Runtime', () => {
-  it('commits every partition through one producer, for the joined generation, and at stop commits what completed before closing', async () => {
+  it("commits every partition through one producer, with its consumer's group, and at stop commits what completed before closing", async () => {
     const log: string[] = [];
-    const { runtime, run, join } = setup(log);
+    const { runtime, run, rebalance } = setup(log);
 
     await runtime.start();
-    join(1, 'member-a', [0, 1, 2]);
+    await rebalance('assign', [0, 1, 2]);
     await run.eachBatch?.(payload([empty('0'), empty('1')], 1));
     await run.eachBatch?.(payload([empty('5')], 2));
     // Taken, not yet committed: two of partition 1's window of ten.
@@ -192,30 +261,51 @@ describe('Runtime', () => {
       'producer connect',
       'connect',
       `subscribe ${OPERATIONS.length * 2}`, // both lanes of every operation
-      'commit 3 records, next 1@2 2@6, generation 1',
+      "commit 3 records, next 1@2 2@6, through the group's consumer",
       'disconnect',
       'producer close',
     ]);
   });
 
-  it('keeps its partitions through a rebalance to the next generation, and reads everything again after missing one', async () => {
-    const { runtime, run, join } = setup([]);
+  it('commits nothing before its first assignment', async () => {
+    const log: string[] = [];
+    const { runtime, run, rebalance } = setup(log);
     await runtime.start();
-    join(4, 'member-a', [1, 2]);
+    await run.eachBatch?.(payload([empty('0')], 1));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(log.filter((line) => line.startsWith('commit'))).toEqual([]);
+
+    await rebalance('assign', [1]);
+    await run.eachBatch?.(payload([empty('1')], 1));
+    await vi.waitFor(() => {
+      expect(log.filter((line) => line.startsWith('commit'))).toEqual([
+        "commit 2 records, next 1@2, through the group's consumer",
+      ]);
+    });
+    await runtime.stop();
+  });
+
+  it('keeps the partitions a cooperative rebalance leaves it, and drops those revoked or lost', async () => {
+    const { runtime, run, rebalance } = setup([]);
+    await runtime.start();
+    await rebalance('assign', [1, 2]);
     await run.eachBatch?.(payload([empty('0')], 1));
     await run.eachBatch?.(payload([empty('0')], 2));
 
-    join(5, 'member-a', [1]);
+    // Another member joins: partition 2 is revoked, partition 1 stays (no callback for it).
+    await rebalance('revoke', [2]);
+    expect(heldPartitions(runtime)).toEqual([1]);
+    await rebalance('assign', [3]);
     expect(heldPartitions(runtime)).toEqual([1]);
 
-    // Generation 6 passed without us: another member may have held partition 1 meanwhile.
-    join(7, 'member-a', [1]);
+    // Our session expired: another member may hold partition 1 already.
+    await rebalance('revoke', [1, 3], true);
     expect(heldPartitions(runtime)).toEqual([]);
 
+    // Given back: read again from what is committed.
+    await rebalance('assign', [1]);
     await run.eachBatch?.(payload([empty('0')], 1));
-    // Our session expired and we came back as a new member.
-    join(8, 'member-b', [1]);
-    expect(heldPartitions(runtime)).toEqual([]);
+    expect(heldPartitions(runtime)).toEqual([1]);
     await runtime.stop();
   });
 
@@ -229,13 +319,124 @@ describe('Runtime', () => {
     });
   });
 
-  it('lets a refused commit go without a seek while the consumer is between runs', async () => {
+  it('lets a refused commit go without a seek while the consumer is not connected', async () => {
     // The refused round ends (onFatal would throw, an escaped error would fail the test run);
-    // the restarted consumer reads the partition from the group's committed offset.
-    const { runtime, log, seeks } = await refusedRound({ betweenRuns: true });
+    // a consumer connected again reads the partition from the group's committed offset.
+    const { runtime, log, seeks } = await refusedRound({ notConnected: true });
     expect(log.filter((line) => line.startsWith('commit'))).toEqual([]);
     expect(heldPartitions(runtime)).toEqual([]);
     expect(seeks).toEqual([]);
     expect(log.at(-1)).toBe('producer close');
+  });
+
+  describe('a revocation while a commit round is under way', () => {
+    /** Partitions 1 and 2 assigned, a request taken on each, and their round held in the producer. */
+    async function heldRound() {
+      const log: string[] = [];
+      const parts = setup(log);
+      const { runtime, run, rebalance, hold } = parts;
+      await runtime.start();
+      await rebalance('assign', [1, 2]);
+      const release = hold();
+      await run.eachBatch?.(payload([empty('0')], 1));
+      await run.eachBatch?.(payload([empty('0')], 2));
+      await vi.waitFor(() => {
+        expect(log).toContain('commit under way, next 1@1 2@1');
+      });
+      return { ...parts, log, release };
+    }
+
+    it('resolves only once the round has ended, which commits nothing for the partitions revoked', async () => {
+      const { runtime, rebalance, release, log } = await heldRound();
+
+      const revoking = rebalance('revoke', [2]);
+      // The partition's work is dropped at once; the callback (and the rebalance) waits.
+      expect(heldPartitions(runtime)).toEqual([1]);
+      expect(await settled(revoking)).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await settled(revoking)).toBe(false);
+
+      release();
+      await revoking;
+      // The round asked right before its offsets went: partition 2 was no longer ours, so the
+      // round (one transaction) sent nothing, and its partitions are read again.
+      expect(log.slice(log.indexOf('commit under way, next 1@1 2@1'))).toEqual([
+        'commit under way, next 1@1 2@1',
+        'revoked before commit, next 1@1 2@1',
+      ]);
+      expect(log).not.toContain('fence');
+      await runtime.stop();
+    });
+
+    it('waits for a round that had sent its offsets before the revocation, which commits them', async () => {
+      const log: string[] = [];
+      const { runtime, run, rebalance, hold } = setup(log);
+      await runtime.start();
+      await rebalance('assign', [1, 2]);
+      const release = hold('end');
+      await run.eachBatch?.(payload([empty('0')], 1));
+      await run.eachBatch?.(payload([empty('0')], 2));
+      await vi.waitFor(() => {
+        expect(log).toContain('offsets sent, next 1@1 2@1');
+      });
+
+      // Sent under the generation that held both partitions: the revocation lets partition 2
+      // go only once the transaction has ended.
+      const revoking = rebalance('revoke', [2]);
+      expect(await settled(revoking)).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await settled(revoking)).toBe(false);
+      release();
+      await revoking;
+      expect(log.filter((line) => line.startsWith('commit '))).toEqual([
+        "commit 2 records, next 1@1 2@1, through the group's consumer",
+      ]);
+      expect(log).not.toContain('fence');
+      expect(heldPartitions(runtime)).toEqual([1]);
+      await runtime.stop();
+    });
+
+    it('fences the producer when the round outlives the settle timeout, and then lets the partitions go', async () => {
+      const { runtime, rebalance, release, log } = await heldRound();
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+
+      const revoking = rebalance('revoke', [2]);
+      await vi.advanceTimersByTimeAsync(REVOKE_SETTLE_MS - 1);
+      expect(await settled(revoking)).toBe(false);
+      expect(log).not.toContain('fence');
+
+      await vi.advanceTimersByTimeAsync(1);
+      await revoking;
+      // Its producer is replaced: the next InitProducerId (the next round's) bumps the epoch,
+      // which fences whatever the hung round still has in flight.
+      expect(log.filter((line) => line === 'fence')).toHaveLength(1);
+      expect(heldPartitions(runtime)).toEqual([1]);
+
+      vi.useRealTimers();
+      release();
+      await runtime.stop();
+      expect(log.filter((line) => line.startsWith('commit ') && !line.includes('under way'))).toEqual([]);
+    });
+  });
+
+  it("reports a partition assigned while an earlier owner's transaction holds its offsets, which the client never hands over", async () => {
+    vi.useFakeTimers();
+    // Every read of the partition's committed offset finds the transaction still open.
+    const held: RuntimeDeps['admin'] = {
+      fetchOffsets: () =>
+        Promise.reject(new KafkaJSError('unstable offsets', { code: ErrorCodes.ERR_UNSTABLE_OFFSET_COMMIT })),
+    };
+    const { runtime, rebalance } = setup([], {}, held);
+    await runtime.start();
+    await rebalance('assign', [1]);
+    // The client reads the committed offset with require_stable too, and fetches nothing of the
+    // partition while the transaction holds it: no batch comes. Past the transaction timeout
+    // (10 s) and the margin, the partition is reported (gauge, warning, console).
+    await vi.advanceTimersByTimeAsync(10_000 + HANGING_TRANSACTION_MARGIN_MS + 5_000);
+    expect(runtime.stats().hanging).toEqual([
+      { topic: TOPIC, partition: 1, heldMs: expect.any(Number) as number },
+    ]);
+    vi.useRealTimers();
+    await runtime.stop();
   });
 });

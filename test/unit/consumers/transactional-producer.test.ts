@@ -1,181 +1,313 @@
-import { CompressionTypes, type Kafka, type Producer, type ProducerBatch, type Transaction } from 'kafkajs';
-import { describe, expect, it, vi } from 'vitest';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
+import { describe, expect, it } from 'vitest';
 import {
-  BEGIN_AFTER_COMMIT_MS,
-  COMPRESS_FROM_BYTES,
   createTransactionalProducer,
+  errorCode,
+  isProducerFenced,
+  isRefusedMember,
+  RevokedBeforeCommit,
+  TRANSACTIONAL_PRODUCER_SETTINGS,
+  type GroupHandle,
 } from '../../../src/consumers/transactional-producer.js';
+import {
+  createKafka,
+  type Consumer,
+  type Kafka,
+  type Producer,
+  type ProducerConstructorConfig,
+  type TopicMessages,
+} from '../../../src/kafka/client.js';
 import type { OutputRecord } from '../../../src/producers/output-records.js';
 
-/** A kafkajs transaction that logs each step and lets the test decide when a produce answers. */
-function scriptedTransaction(options: { offsetsFail?: boolean } = {}) {
+const { ErrorCodes, KafkaJSError } = KafkaJS;
+
+/** The offsets one sendOffsets carried. */
+interface SentOffsets {
+  consumer: Consumer;
+  topics: { topic: string; partitions: { partition: number; offset: string }[] }[];
+}
+
+/**
+ * A client whose producers log each step and let the test decide when a produce answers; in
+ * the client a transaction is its producer. `offsetsFail`: sendOffsets fails (the group
+ * coordinator refused the offsets).
+ */
+function scriptedClient(options: { offsetsFail?: boolean } = {}) {
   const log: string[] = [];
-  const batches: ProducerBatch[] = [];
+  const batches: TopicMessages[][] = [];
+  const offsets: SentOffsets[] = [];
+  const configs: (ProducerConstructorConfig | undefined)[] = [];
   let answerProduce: () => void = () => undefined;
   const produced = new Promise<void>((resolve) => {
     answerProduce = resolve;
   });
-  const transaction = {
-    addOffsets: () => {
-      log.push('add offsets');
-      return Promise.resolve();
-    },
-    sendBatch: async (batch: ProducerBatch) => {
-      log.push('produce sent');
-      batches.push(batch);
-      await produced;
-      log.push('produce answered');
-      return [];
-    },
-    sendOffsets: () => {
-      log.push('offsets sent');
-      return options.offsetsFail ? Promise.reject(new Error('offsets refused')) : Promise.resolve();
-    },
-    commit: () => {
-      log.push('commit');
-      return Promise.resolve();
-    },
-    abort: () => {
-      log.push('abort');
-      return Promise.resolve();
-    },
-  } as unknown as Transaction;
-  const producer = {
-    connect: () => Promise.resolve(),
-    disconnect: () => Promise.resolve(),
-    transaction: () => Promise.resolve(transaction),
-  } as unknown as Producer;
-  const kafka = { producer: () => producer } as unknown as Kafka;
+  const producer = (config?: ProducerConstructorConfig): Producer => {
+    configs.push(config);
+    const id = configs.length;
+    const transaction = {
+      sendBatch: async ({ topicMessages }: { topicMessages?: TopicMessages[] }) => {
+        log.push('produce sent');
+        batches.push(topicMessages ?? []);
+        await produced;
+        log.push('produce answered');
+        return [];
+      },
+      sendOffsets: (sent: SentOffsets) => {
+        log.push('offsets sent');
+        offsets.push(sent);
+        return options.offsetsFail
+          ? Promise.reject(new KafkaJSError('offsets refused', { code: ErrorCodes.ERR_ILLEGAL_GENERATION }))
+          : Promise.resolve();
+      },
+      commit: () => {
+        log.push('commit');
+        return Promise.resolve();
+      },
+      abort: () => {
+        log.push('abort');
+        return Promise.resolve();
+      },
+    };
+    return {
+      ...transaction,
+      connect: () => {
+        log.push(`producer ${id} connect`);
+        return Promise.resolve();
+      },
+      disconnect: () => {
+        log.push(`producer ${id} disconnect`);
+        return Promise.resolve();
+      },
+      transaction: () => {
+        log.push('transaction');
+        return Promise.resolve(transaction);
+      },
+    } as unknown as Producer;
+  };
+  const kafka = { producer } as unknown as Kafka;
   return {
     kafka,
     log,
     batches,
+    offsets,
+    configs,
     answerProduce: () => {
       answerProduce();
     },
   };
 }
 
-const member = { groupId: 'g', generationId: 4, memberId: 'm' };
-const offsets = [{ topic: 'requests', partition: 0, offset: '8' }];
-const record = (bytes: number): OutputRecord => ({
-  topic: 'results',
+const consumer = createKafka({ brokers: ['127.0.0.1:1'] }).consumer({ kafkaJS: { groupId: 'g' } });
+/** The group's consumer, all of whose partitions are still held. */
+const owning: GroupHandle = { consumer, owns: () => true };
+const offsets = [
+  { topic: 'requests', partition: 0, offset: '8' },
+  { topic: 'requests', partition: 2, offset: '3' },
+];
+const record = (bytes: number, topic = 'results'): OutputRecord => ({
+  topic,
   key: Buffer.from('k'),
   value: Buffer.alloc(bytes, 'x'),
-  headers: {},
+  headers: { 'content-type': 'application/json' },
 });
 
 function producerOn(kafka: Kafka) {
   return createTransactionalProducer(kafka, { transactionalId: 'tx', transactionTimeoutMs: 10_000 });
 }
 
-/**
- * On fake timers: a producer whose produces answer at once, after its first commit.
- */
-async function afterOneCommit(
-  body: (producer: ReturnType<typeof producerOn>, log: string[]) => Promise<void>,
-): Promise<void> {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-  try {
-    const { kafka, log, answerProduce } = scriptedTransaction();
-    answerProduce();
-    const producer = producerOn(kafka);
-    await producer.commit([record(100)], offsets, member);
-    await body(producer, log);
-  } finally {
-    vi.useRealTimers();
-  }
-}
+/** Lets pending callbacks run. */
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('the transactional producer', () => {
-  it('sends the offsets while the outputs are still being produced, and commits after both', async () => {
-    const { kafka, log, answerProduce } = scriptedTransaction();
-    const committing = producerOn(kafka).commit([record(100)], offsets, member);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(log).toEqual(['add offsets', 'produce sent', 'offsets sent']);
+  it("sends the offsets with the group's consumer while the outputs are still being produced, and commits after both", async () => {
+    const { kafka, log, batches, offsets: sent, answerProduce } = scriptedClient();
+    const committing = producerOn(kafka).commit(
+      [record(10), record(20, 'errors'), record(30)],
+      offsets,
+      owning,
+    );
+    await tick();
+    expect(log).toEqual(['producer 1 connect', 'transaction', 'produce sent', 'offsets sent']);
     answerProduce();
     await committing;
-    expect(log).toEqual(['add offsets', 'produce sent', 'offsets sent', 'produce answered', 'commit']);
+    expect(log.slice(4)).toEqual(['produce answered', 'commit']);
+    // One batch for every topic: the client splits and compresses it.
+    expect(batches).toHaveLength(1);
+    expect(batches[0]?.map((t) => [t.topic, t.messages.map((m) => (m.value as Buffer).length)])).toEqual([
+      ['results', [10, 30]],
+      ['errors', [20]],
+    ]);
+    // The consumer itself: the client reads its group metadata (generation, member id) from it.
+    expect(sent).toEqual([
+      {
+        consumer,
+        topics: [
+          {
+            topic: 'requests',
+            partitions: [
+              { partition: 0, offset: '8' },
+              { partition: 2, offset: '3' },
+            ],
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('commits offsets alone when a round has no outputs', async () => {
+    const { kafka, log } = scriptedClient();
+    await producerOn(kafka).commit([], offsets, owning);
+    expect(log).toEqual(['producer 1 connect', 'transaction', 'offsets sent', 'commit']);
   });
 
   it('ends a failed transaction with a new producer, never EndTxn, once the produce has answered too', async () => {
-    const { kafka, log, answerProduce } = scriptedTransaction({ offsetsFail: true });
-    let created = 0;
-    const counting = {
-      producer: (...args: Parameters<Kafka['producer']>) => {
-        created += 1;
-        return kafka.producer(...args);
-      },
-    } as unknown as Kafka;
-    const committing = producerOn(counting).commit([record(100)], offsets, member);
+    const { kafka, log, configs, answerProduce } = scriptedClient({ offsetsFail: true });
+    const committing = producerOn(kafka).commit([record(100)], offsets, owning);
     const failed = expect(committing).rejects.toThrow('offsets refused');
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(created).toBe(1);
+    await tick();
+    expect(configs).toHaveLength(1);
     answerProduce();
     await failed;
     // A delayed EndTxn or TxnOffsetCommit of the failed transaction must not land in the next
-    // one (transaction.version 1 keeps the epoch across an abort): the next producer's
-    // InitProducerId bumps the epoch, which ends the old transaction and fences its requests.
-    expect(log).toEqual(['add offsets', 'produce sent', 'offsets sent', 'produce answered']);
-    expect(created).toBe(2);
+    // one (EndTxn v1 keeps the epoch across an abort): the next producer's InitProducerId bumps
+    // the epoch, which ends the old transaction and fences its requests.
+    expect(log).toEqual([
+      'producer 1 connect',
+      'transaction',
+      'produce sent',
+      'offsets sent',
+      'produce answered',
+      'producer 1 disconnect',
+    ]);
+    expect(configs).toHaveLength(2);
   });
 
-  it('compresses large outputs and leaves a few small ones as they are', async () => {
-    const small = scriptedTransaction();
-    small.answerProduce();
-    await producerOn(small.kafka).commit([record(500), record(500)], offsets, member);
-    expect(small.batches.map((b) => b.compression)).toEqual([CompressionTypes.None]);
+  it('sends no offsets and commits nothing once the round has lost a partition: RevokedBeforeCommit', async () => {
+    const { kafka, log, offsets: sent, configs, answerProduce } = scriptedClient();
+    let held = true;
+    const asked: string[] = [];
+    const group: GroupHandle = {
+      consumer,
+      owns: () => {
+        asked.push(log.at(-1) ?? 'nothing yet');
+        return held;
+      },
+    };
+    const producer = producerOn(kafka);
+    // Still held when the round starts; the rebalance callback revokes a partition while the
+    // transaction begins.
+    const committing = producer.commit([record(100)], offsets, group);
+    held = false;
+    const failed = committing.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await tick();
+    answerProduce();
+    const error = await failed;
 
-    const large = scriptedTransaction();
-    large.answerProduce();
-    await producerOn(large.kafka).commit([record(COMPRESS_FROM_BYTES)], offsets, member);
-    expect(large.batches.map((b) => b.compression)).toEqual([CompressionTypes.GZIP]);
+    expect(error).toBeInstanceOf(RevokedBeforeCommit);
+    // The commit loop reads the round's partitions again, as after a refusal by the group.
+    expect(isRefusedMember(error)).toBe(true);
+    // Asked right before the offsets would go, after the transaction began: not earlier.
+    expect(asked).toEqual(['produce sent']);
+    expect(sent).toEqual([]);
+    expect(log).not.toContain('commit');
+    expect(log).not.toContain('abort');
+    // The outputs already sent are aborted with the epoch a new producer brings.
+    expect(log.slice(-2)).toEqual(['produce answered', 'producer 1 disconnect']);
+    expect(configs).toHaveLength(2);
+
+    await producer.commit([record(100)], offsets, owning);
+    expect(log.slice(-6)).toEqual([
+      'producer 2 connect',
+      'transaction',
+      'produce sent',
+      'offsets sent',
+      'produce answered',
+      'commit',
+    ]);
   });
-  it('begins the next transaction, with its AddOffsetsToTxn, shortly after one commits', () =>
-    afterOneCommit(async (producer, log) => {
-      const committed = ['add offsets', 'produce sent', 'offsets sent', 'produce answered', 'commit'];
-      // Not at once: the coordinator is still writing the markers of the one just committed.
-      await vi.advanceTimersByTimeAsync(BEGIN_AFTER_COMMIT_MS - 1);
-      expect(log).toEqual(committed);
-      await vi.advanceTimersByTimeAsync(1);
-      expect(log).toEqual([...committed, 'add offsets']);
-      log.length = 0;
-      // The next round waits for no AddOffsetsToTxn of its own.
-      await producer.commit([record(100)], offsets, member);
-      expect(log.slice(0, 4)).toEqual(['produce sent', 'offsets sent', 'produce answered', 'commit']);
-      await producer.close();
-    }));
 
-  it('lets a round that comes before the next transaction began wait for it, and begins nothing once closed', () =>
-    afterOneCommit(async (producer, log) => {
-      log.length = 0;
-      // At once after the commit: this round takes the transaction about to begin.
-      const round = producer.commit([record(100)], offsets, member);
-      await vi.advanceTimersByTimeAsync(0);
-      expect(log).toEqual([]);
-      await vi.advanceTimersByTimeAsync(BEGIN_AFTER_COMMIT_MS);
-      await round;
-      expect(log).toEqual(['add offsets', 'produce sent', 'offsets sent', 'produce answered', 'commit']);
-      log.length = 0;
-      // Closed before the next one began: it never begins, so there is nothing to abort.
-      await producer.close();
-      await vi.advanceTimersByTimeAsync(BEGIN_AFTER_COMMIT_MS);
-      expect(log).toEqual([]);
-    }));
+  it('fences what is under way by replacing its producer, whose new epoch begins at once', async () => {
+    const { kafka, log, configs, answerProduce } = scriptedClient();
+    answerProduce();
+    const producer = producerOn(kafka);
+    await producer.commit([record(100)], offsets, owning);
+    await producer.fence();
+    // The old producer goes, and the new one's InitProducerId (connect) ends its transaction now.
+    expect(log.slice(-2)).toEqual(['producer 1 disconnect', 'producer 2 connect']);
+    expect(configs).toHaveLength(2);
 
-  it('aborts a next transaction left unused for a quarter of the timeout, and on close', () =>
-    afterOneCommit(async (producer, log) => {
-      await vi.advanceTimersByTimeAsync(2_400);
-      expect(log).not.toContain('abort');
-      await vi.advanceTimersByTimeAsync(100);
-      expect(log.at(-1)).toBe('abort');
-      log.length = 0;
-      // Nothing was ready: this round begins its own transaction.
-      await producer.commit([record(100)], offsets, member);
-      expect(log.slice(0, 2)).toEqual(['add offsets', 'produce sent']);
-      await vi.advanceTimersByTimeAsync(BEGIN_AFTER_COMMIT_MS);
-      expect(log.at(-1)).toBe('add offsets');
-      await producer.close();
-      expect(log.at(-1)).toBe('abort');
-    }));
+    await producer.commit([record(100)], offsets, owning);
+    expect(log.slice(-6)).toEqual([
+      'producer 2 connect',
+      'transaction',
+      'produce sent',
+      'offsets sent',
+      'produce answered',
+      'commit',
+    ]);
+    await producer.close();
+    expect(log.at(-1)).toBe('producer 2 disconnect');
+  });
+
+  it('makes its producers transactional and idempotent, with gzip at level 1 and values up to 4 MiB', async () => {
+    const { kafka, configs, answerProduce } = scriptedClient();
+    answerProduce();
+    const producer = producerOn(kafka);
+    await producer.fence();
+    expect(configs).toHaveLength(2);
+    for (const config of configs) {
+      expect(config).toMatchObject({
+        kafkaJS: { transactionalId: 'tx', idempotent: true, transactionTimeout: 10_000, acks: -1 },
+        'compression.codec': 'gzip',
+        'compression.level': 1,
+        'message.max.bytes': 4 * 1024 * 1024,
+      });
+    }
+    expect(TRANSACTIONAL_PRODUCER_SETTINGS['compression.codec']).toBe('gzip');
+    // The client takes these settings as they are (it throws at a key at the wrong level).
+    const real = createKafka({ brokers: ['127.0.0.1:1'] });
+    expect(() => real.producer(configs[0])).not.toThrow();
+  });
+});
+
+describe("the client's errors", () => {
+  const error = (code: number) => new KafkaJSError('refused', { code });
+
+  it("tell a group's refusal of a member's offsets", () => {
+    for (const code of [
+      ErrorCodes.ERR_ILLEGAL_GENERATION,
+      ErrorCodes.ERR_UNKNOWN_MEMBER_ID,
+      ErrorCodes.ERR_FENCED_INSTANCE_ID,
+      ErrorCodes.ERR_REBALANCE_IN_PROGRESS,
+    ])
+      expect(isRefusedMember(error(code))).toBe(true);
+    expect(isRefusedMember(new RevokedBeforeCommit())).toBe(true);
+    for (const code of [
+      ErrorCodes.ERR_PRODUCER_FENCED,
+      ErrorCodes.ERR__TIMED_OUT,
+      ErrorCodes.ERR_NOT_COORDINATOR,
+    ])
+      expect(isRefusedMember(error(code))).toBe(false);
+    expect(isRefusedMember(new Error('ILLEGAL_GENERATION'))).toBe(false);
+  });
+
+  it('tell a fenced producer', () => {
+    for (const code of [
+      ErrorCodes.ERR_INVALID_PRODUCER_EPOCH,
+      ErrorCodes.ERR_PRODUCER_FENCED,
+      ErrorCodes.ERR__FENCED,
+    ])
+      expect(isProducerFenced(error(code))).toBe(true);
+    expect(isProducerFenced(error(ErrorCodes.ERR_ILLEGAL_GENERATION))).toBe(false);
+  });
+
+  it('are read also under a cause', () => {
+    const wrapped = new Error('commit failed', { cause: error(ErrorCodes.ERR_UNKNOWN_MEMBER_ID) });
+    expect(errorCode(wrapped)).toBe(ErrorCodes.ERR_UNKNOWN_MEMBER_ID);
+    expect(isRefusedMember(wrapped)).toBe(true);
+    expect(errorCode(new Error('plain'))).toBeUndefined();
+  });
 });

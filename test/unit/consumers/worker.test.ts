@@ -1,4 +1,3 @@
-import type { KafkaMessage } from 'kafkajs';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommitLoop } from '../../../src/consumers/commit-loop.js';
@@ -12,6 +11,7 @@ import { topicNames } from '../../../src/contract/operations.js';
 import { plainJsonCodec } from '../../../src/producers/value-codec.js';
 import { fakeProcessDeps } from '../../helpers/fake-process-deps.js';
 import { TakeWindow } from '../../../src/consumers/take-window.js';
+import { createKafka, type KafkaMessage } from '../../../src/kafka/client.js';
 
 const topics = topicNames('t');
 const TOPIC = topics.request('lawsuits-summary');
@@ -29,7 +29,7 @@ const message = (offset: number, key: string | null, value: string | null = null
 function batch(messages: KafkaMessage[]) {
   const resolved: string[] = [];
   const payload: BatchPayload = {
-    batch: { topic: TOPIC, partition: 0, messages, fetchedOffset: messages[0]?.offset ?? '0' },
+    batch: { topic: TOPIC, partition: 0, messages },
     isRunning: () => true,
     isStale: () => false,
     resolveOffset: (offset) => resolved.push(offset),
@@ -68,12 +68,13 @@ function setup(
     metrics: { outcome },
     isStopping: () => false,
   });
+  const consumer = createKafka({ brokers: ['127.0.0.1:1'] }).consumer({ kafkaJS: { groupId: 'g' } });
   const loop = new CommitLoop({
     settings: { commitIntervalMs: 1000, maxCommitIntervalMs: 1000 },
     window,
     partitions: () => [state],
     producer: { commit: () => Promise.resolve(), connect: () => Promise.resolve() },
-    member: () => ({ groupId: 'g', generationId: 1, memberId: 'm' }),
+    consumer: () => consumer,
     committedOffset: () => Promise.resolve('-1'),
     pauses,
     logger: pino({ level: 'silent' }),

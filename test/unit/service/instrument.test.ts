@@ -7,15 +7,21 @@ import type { Handler, Handlers } from '../../../src/handlers/types.js';
 import { CircuitBreaker } from '../../../src/requests/circuit-breaker.js';
 import { instrumentHandlers, instrumentProducer, watchBreaker } from '../../../src/service/instrument.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
-import type { TransactionalProducer } from '../../../src/consumers/transactional-producer.js';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
+import type { GroupHandle, TransactionalProducer } from '../../../src/consumers/transactional-producer.js';
+import { createKafka } from '../../../src/kafka/client.js';
 
 const offsets = [{ topic: 't', partition: 0, offset: '1' }];
-const member = { groupId: 'g', generationId: 1, memberId: 'm' };
+const member: GroupHandle = {
+  consumer: createKafka({ brokers: ['127.0.0.1:1'] }).consumer({ kafkaJS: { groupId: 'g' } }),
+  owns: () => true,
+};
 
 function producerFailingWith(error: unknown): TransactionalProducer {
   return {
     connect: () => Promise.resolve(),
     close: () => Promise.resolve(),
+    fence: () => Promise.resolve(),
     commit: () => Promise.reject(error instanceof Error ? error : new Error(String(error))),
   };
 }
@@ -37,7 +43,7 @@ async function vendorCalls(metrics: ReturnType<typeof createMetrics>): Promise<n
 describe('instrumentProducer', () => {
   it('counts a failed transaction as aborted, and a fenced one as fenced too', async () => {
     const metrics = createMetrics();
-    const fencedError = Object.assign(new Error('fenced'), { type: 'PRODUCER_FENCED' });
+    const fencedError = Object.assign(new Error('fenced'), { code: KafkaJS.ErrorCodes.ERR_PRODUCER_FENCED });
     await expect(
       instrumentProducer(producerFailingWith(fencedError), metrics).commit([], offsets, member),
     ).rejects.toBe(fencedError);

@@ -1,18 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import type { Admin } from '../../../src/kafka/client.js';
 import { requestCommitCheck } from '../../../src/webhooks/request-commit.js';
 
 /** An admin whose committed offsets per partition are set by the test; counts its calls. */
 function fakeAdmin(committed: Record<number, string>) {
-  const admin = {
+  const admin: Pick<Admin, 'fetchOffsets'> & { calls: number } = {
     calls: 0,
-    fetchOffsets: ({ topics }: { groupId: string; topics: string[] }) => {
+    fetchOffsets: ({ topics = [] }) => {
       admin.calls++;
       const partitions = Object.entries(committed).map(([partition, offset]) => ({
         partition: Number(partition),
         offset,
         metadata: null,
+        leaderEpoch: null,
+        error: null,
       }));
-      return Promise.resolve(topics.map((topic) => ({ topic, partitions })));
+      return Promise.resolve(topics.map((t) => ({ topic: typeof t === 'string' ? t : t.topic, partitions })));
     },
   };
   return admin;
@@ -22,7 +25,8 @@ const at = (partition: number, offset: string) => ({ topic: 'requests', partitio
 
 describe('whether a request is committed', () => {
   it('is once the group committed past its offset, not at it, and not with nothing committed', async () => {
-    const committed: Record<number, string> = { 0: '-1', 1: '5' };
+    // Partition 0: nothing committed (librdkafka's -1001).
+    const committed: Record<number, string> = { 0: '-1001', 1: '5' };
     const admin = fakeAdmin(committed);
     const isCommitted = requestCommitCheck(admin, 'group');
     expect(await isCommitted(at(0, '0'))).toBe(false);
