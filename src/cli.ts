@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { Kafka, logLevel } from 'kafkajs';
 import { registerAuditCommands } from './audit/commands.js';
 import { AUDIT_ERROR_CODES } from './audit/errors.js';
 import { devAtRestFiles } from './at-rest/dev-keys.js';
@@ -14,6 +13,7 @@ import { createRegistryClient } from './producers/registry-client.js';
 import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/value-codec.js';
 import { startWithFatalHandler } from './service/fatal-handler.js';
 import { applyHeapGrowth } from './service/heap-growth.js';
+import { createKafka, type Kafka } from './kafka/client.js';
 
 /** Commands: run, sandbox, dev (replay, redrive and erase live in src/audit/). */
 
@@ -137,11 +137,10 @@ program
 
 /** The demo's own Kafka client, silent, and a codec that reads the service's framing. */
 function demoClients(config: Config): { kafka: Kafka; codec: ValueCodec } {
-  const kafka = new Kafka({
+  const kafka = createKafka({
     clientId: 'demo',
-    brokers: [...config.KAFKA_BROKERS],
-    logLevel: logLevel.NOTHING,
-    ...config.kafkaSecurity,
+    brokers: config.KAFKA_BROKERS,
+    security: config.kafkaSecurity,
   });
   const codec = config.SCHEMA_REGISTRY_URL
     ? registryCodec(createRegistryClient(config.SCHEMA_REGISTRY_URL, config.registryAuth), new Map())

@@ -1,4 +1,4 @@
-import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import { idempotentProducer, type Kafka, type Producer } from '../kafka/client.js';
 import type { Logger } from 'pino';
 import { consoleAuditEventSchema, type ConsoleAuditEvent } from '../contract/audit-events.js';
 import { topicNames } from '../contract/operations.js';
@@ -23,12 +23,7 @@ export function kafkaAuditLog(kafka: Pick<Kafka, 'producer'>, prefix: string, lo
   let producer: Producer | undefined;
   const connected = async (): Promise<Producer> => {
     if (producer) return producer;
-    const created = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
-    });
+    const created = idempotentProducer(kafka);
     await created.connect();
     producer = created;
     return created;
@@ -43,7 +38,6 @@ export function kafkaAuditLog(kafka: Pick<Kafka, 'producer'>, prefix: string, lo
       const p = await connected();
       await p.send({
         topic: auditTopic(prefix),
-        acks: -1,
         messages: [
           {
             key: event.action,

@@ -405,7 +405,7 @@ function exitCodeOf(error: unknown): number {
 }
 
 function processIo(): AuditIo {
-  // stdout carries the JSON Lines: warnings go to stderr, kafkajs' timer noise nowhere.
+  // stdout carries the JSON Lines: Node's warnings go to stderr.
   routeProcessWarnings(createLogger({ level: 'warn', destination: process.stderr }));
   return {
     stdout: process.stdout,

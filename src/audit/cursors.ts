@@ -31,14 +31,13 @@ export class RangeCursors {
   }
 
   /**
-   * A batch ended at `lastOffset` (control records and aborted messages included, which are
-   * never delivered): the cursor moves past it when the batch covered the cursor, so a range
-   * ending in a transaction marker still ends.
+   * The client went on to `next` in the partition: what lay below it and was not delivered was
+   * transaction markers or aborted messages (never delivered), or past the range. The cursor
+   * moves there, so a range ending in a transaction marker still ends.
    */
-  batchEnded(topic: string, partition: number, firstOffset: number | null, lastOffset: number): void {
+  passedTo(topic: string, partition: number, next: number): void {
     const cursor = this.cursors.get(keyOf(topic, partition));
-    if (!cursor || firstOffset === null || firstOffset > cursor.next) return;
-    this.moveTo(cursor, lastOffset + 1);
+    if (cursor) this.moveTo(cursor, next);
   }
 
   isDone(topic: string, partition: number): boolean {

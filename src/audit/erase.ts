@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { Partitioners } from 'kafkajs';
+import { idempotentProducer } from '../kafka/client.js';
 import type { DataSubject } from '../at-rest/subjects.js';
 import { loadEraseSettings } from '../config-at-rest.js';
 import { eraseAuditEventSchema, type EraseAuditEvent } from '../contract/audit-events.js';
@@ -92,17 +92,11 @@ function counts(data: SubjectData): { paidOutcomes: number; pendingSearches: num
 
 /** Plain JSON on `<prefix>.audit`, key = the action, as the console writes its events. */
 async function writeAuditEvent(ctx: AuditContext, event: EraseAuditEvent): Promise<void> {
-  const producer = ctx.clients.kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
+  const producer = idempotentProducer(ctx.clients.kafka);
   await producer.connect();
   try {
     await producer.send({
       topic: topicNames(ctx.config.TOPIC_PREFIX).audit,
-      acks: -1,
       messages: [
         { key: event.action, value: JSON.stringify(event), headers: { 'content-type': 'application/json' } },
       ],

@@ -1,12 +1,23 @@
-import type { Batch, Consumer, Kafka, KafkaMessage } from 'kafkajs';
+import type { KafkaConsumer, LibrdKafkaError, Message } from '@confluentinc/kafka-javascript';
+import type { IHeaders } from '../kafka/client.js';
 import { RangeCursors } from './cursors.js';
 import type { RawRecord } from './records.js';
 import { committedOffsets, deleteGroup, throwawayGroupId, type GroupAdmin } from './throwaway-group.js';
 import type { PartitionRange } from './window.js';
 
+/**
+ * The part of the client's lower-level consumer (createPartitionConsumer) the reader uses:
+ * assigned partitions at given offsets, messages in batches, and an end-of-partition event.
+ */
+export type RangeConsumer = Pick<
+  KafkaConsumer,
+  'connect' | 'disconnect' | 'assign' | 'consume' | 'on' | 'removeAllListeners' | 'isConnected'
+>;
+
 /** What `readRanges` depends on. */
 export interface ReaderDeps {
-  kafka: Pick<Kafka, 'consumer'>;
+  /** A consumer under the given group id, which it never joins (createPartitionConsumer). */
+  openConsumer(groupId: string): RangeConsumer;
   admin: GroupAdmin;
   clientId: string;
   /** The service's group (KAFKA_GROUP_ID): the reader's group id is checked against it. */
@@ -38,22 +49,19 @@ export interface ReadSummary {
   aborted: boolean;
 }
 
-/** Restarts after retriable consumer crashes before a read gives up. */
-const MAX_RESTARTS = 3;
-
-interface ReadState {
-  delivered: number;
-  stopped: boolean;
-  aborted: boolean;
-  /** A retriable crash disconnected the consumer; kafkajs joins again shortly. */
-  restarting: boolean;
-}
+/** Messages asked of the client at a time. */
+const BATCH = 500;
 
 /**
  * Bounded reading: every message of the given ranges, each once, then stop. The ranges' ends
  * were fixed before reading (window.ts), so a replay ends even while the topic keeps growing;
  * empty ranges end at once. Reads read_committed: aborted transactions are never shown.
- * How it avoids the service's consumer group and commits: see throwaway-group.ts.
+ *
+ * The consumer is assigned each unfinished partition at its range's start: no group is joined
+ * and nothing is committed (see throwaway-group.ts). A partition is done once a message at or
+ * past its range's end arrives, or once the client reports its end (`partition.eof`, at the
+ * last stable offset): transaction markers and aborted records, never delivered, then count as
+ * read, so a range ending in a marker still ends.
  */
 export async function readRanges(deps: ReaderDeps, options: ReadOptions): Promise<ReadSummary> {
   const cursors = new RangeCursors(options.ranges);
@@ -61,33 +69,27 @@ export async function readRanges(deps: ReaderDeps, options: ReadOptions): Promis
     return { groupId: null, delivered: 0, committedOffsets: 0, unfinished: [], aborted: false };
   }
   const groupId = throwawayGroupId(deps.clientId, deps.serviceGroupId);
-  let restarts = 0;
   const topics = [...new Set(options.ranges.map((r) => r.topic))];
-  const consumer = deps.kafka.consumer({
-    groupId,
-    allowAutoTopicCreation: false,
-    readUncommitted: false,
-    maxWaitTimeInMs: 250,
-    // A retriable crash (a join that times out on a loaded broker, a coordinator moving) restarts
-    // the consumer a few times: each new join places the cursors again, so nothing is read twice
-    // or skipped. Past that the read fails with the crash's error.
-    retry: { retries: 2, restartOnFailure: () => Promise.resolve((restarts += 1) <= MAX_RESTARTS) },
-  });
-  const state: ReadState = { delivered: 0, stopped: false, aborted: false, restarting: false };
+  const consumer = deps.openConsumer(groupId);
+  const state = { delivered: 0, aborted: false };
   let committed = 0;
   try {
-    await consumer.connect();
-    // The group has no offsets, so kafkajs starts each partition from the earliest offset until
-    // the seek to the range start takes effect (it can only seek once running). Earliest, not
-    // latest: an early fetch then lands at or before the start, where the cursors drop what it
-    // returns, and never past messages still to read; it also recovers from retention deleting
-    // the start mid-read (OFFSET_OUT_OF_RANGE resets to the earliest).
-    await consumer.subscribe({ topics, fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      consumer.connect({ timeout: 30_000 }, (error) => {
+        if (failed(error)) reject(clientError(error));
+        else resolve();
+      });
+    });
     await consume(consumer, cursors, options, state);
   } finally {
-    await consumer.disconnect().catch((error: unknown) => {
-      deps.warn(`could not leave the throwaway consumer group ${groupId}: ${messageOf(error)}`);
-    });
+    consumer.removeAllListeners('partition.eof');
+    if (consumer.isConnected()) {
+      await new Promise<void>((resolve) => {
+        consumer.disconnect(() => {
+          resolve();
+        });
+      });
+    }
     committed = await cleanUpGroup(deps, groupId, topics, options.keepGroup === true);
   }
   const unfinished = cursors
@@ -103,139 +105,73 @@ export async function readRanges(deps: ReaderDeps, options: ReadOptions): Promis
   };
 }
 
-/** One read in progress: where each partition stands and how it ends. */
-interface Session {
-  consumer: Consumer;
-  cursors: RangeCursors;
-  options: ReadOptions;
-  state: ReadState;
-  finish: (error?: unknown) => void;
-  /** Notes progress (the idle timeout counts from the last one). */
-  touch: () => void;
-}
-
 /**
- * Resolves when every range is read, on abort or after the idle timeout; rejects when the
- * consumer crashes or `onRecord` fails (the error is kept, never handed back to kafkajs, which
- * would process the batch again and print lines twice).
+ * Reads until every range is read, on abort or after the idle timeout; rejects when the
+ * client fails or `onRecord` does.
  */
-function consume(
-  consumer: Consumer,
+async function consume(
+  consumer: RangeConsumer,
   cursors: RangeCursors,
   options: ReadOptions,
-  state: ReadState,
+  state: { delivered: number; aborted: boolean },
 ): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let lastProgressAt = Date.now();
-    const idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
-    const idle = setInterval(
-      () => {
-        if (Date.now() - lastProgressAt > idleTimeoutMs) session.finish();
-      },
-      Math.min(1_000, idleTimeoutMs),
-    );
-    const onAbort = (): void => {
-      state.aborted = true;
-      session.finish();
-    };
-    const session: Session = {
-      consumer,
-      cursors,
-      options,
-      state,
-      finish: (error) => {
-        if (state.stopped) return;
-        state.stopped = true;
-        clearInterval(idle);
-        options.signal?.removeEventListener('abort', onAbort);
-        if (error === undefined) resolve();
-        else reject(error instanceof Error ? error : new Error(messageOf(error)));
-      },
-      touch: () => (lastProgressAt = Date.now()),
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (options.signal?.aborted) onAbort();
-    start(session);
+  const idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
+  let lastProgressAt = Date.now();
+  const touch = (): void => {
+    lastProgressAt = Date.now();
+    options.onProgress?.(cursors.progress);
+  };
+  // The client reports a batch's ends of partitions before it hands the batch over: they are
+  // applied once the batch's messages, all below those ends, have been delivered.
+  const ends: { topic: string; partition: number; offset: number }[] = [];
+  consumer.on('partition.eof', ({ topic, partition, offset }) => {
+    ends.push({ topic, partition, offset });
   });
-}
-
-function start(session: Session): void {
-  const { consumer } = session;
-  // Placing on every join: after a rebalance kafkajs would restart from the committed
-  // offsets, and there are none by design.
-  consumer.on(consumer.events.GROUP_JOIN, () => {
-    session.state.restarting = false;
-    place(session);
-  });
-  consumer.on(consumer.events.CRASH, ({ payload }) => {
-    if (payload.restart) session.state.restarting = true;
-    else session.finish(payload.error);
-  });
-  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-    const first = (payload.firstOffset as string | null) === null ? null : Number(payload.firstOffset);
-    batchEnded(session, payload.topic, payload.partition, first, Number(payload.lastOffset));
-  });
-  consumer.run({ autoCommit: false, eachBatch: ({ batch }) => deliver(session, batch) }).then(() => {
-    place(session);
-  }, session.finish);
-}
-
-/**
- * Seeks each unfinished partition to its cursor; pauses the finished and empty ones.
- * `run()` also resolves after a crash in the first join, with the consumer disconnected and
- * kafkajs's seek throwing: a finished session places nothing, and a restarting one waits for
- * its next join.
- */
-function place(session: Session): void {
-  const { consumer, cursors, state, touch } = session;
-  if (state.stopped) return;
-  try {
-    for (const p of cursors.positions()) {
-      if (p.done) consumer.pause([{ topic: p.topic, partitions: [p.partition] }]);
-      else consumer.seek({ topic: p.topic, partition: p.partition, offset: String(p.offset) });
+  const applyEnds = (): void => {
+    for (const { topic, partition, offset } of ends.splice(0)) {
+      // Everything below `offset` was fetched: what was not delivered was markers or aborted.
+      const before = cursors.progress;
+      cursors.passedTo(topic, partition, offset);
+      // An end that moves nothing is no progress (records deleted under us: the idle timeout).
+      if (cursors.progress > before) touch();
     }
-  } catch (error) {
-    if (!state.restarting) session.finish(error);
-    return;
-  }
-  touch();
-}
-
-async function deliver(session: Session, batch: Batch): Promise<void> {
-  const { cursors, options, state } = session;
-  for (const message of batch.messages) {
-    if (state.stopped) return;
-    if (!cursors.accept(batch.topic, batch.partition, Number(message.offset))) continue;
-    try {
-      await options.onRecord(toRawRecord(batch.topic, batch.partition, message));
-      state.delivered += 1;
-      // Progress too: a slow reader of the output (a pager, a redrive's sends) is no stall.
-      session.touch();
-    } catch (error) {
-      session.finish(error);
+  };
+  consumer.assign(
+    cursors
+      .positions()
+      .filter((p) => !p.done)
+      .map(({ topic, partition, offset }) => ({ topic, partition, offset })),
+  );
+  while (!cursors.allDone) {
+    if (options.signal?.aborted) {
+      state.aborted = true;
       return;
     }
+    if (Date.now() - lastProgressAt > idleTimeoutMs) return;
+    const messages = await new Promise<Message[]>((resolve, reject) => {
+      consumer.consume(BATCH, (error, batch) => {
+        if (failed(error)) reject(clientError(error));
+        else resolve(batch);
+      });
+    });
+    for (const message of messages) {
+      if (options.signal?.aborted) {
+        state.aborted = true;
+        return;
+      }
+      const { topic, partition, offset } = message;
+      if (!cursors.accept(topic, partition, offset)) {
+        // Past the range's end: the range is read.
+        cursors.passedTo(topic, partition, offset);
+        continue;
+      }
+      await options.onRecord(toRawRecord(message));
+      state.delivered += 1;
+      // Progress too: a slow reader of the output (a pager, a redrive's sends) is no stall.
+      touch();
+    }
+    applyEnds();
   }
-}
-
-/**
- * Runs after every batch, including those kafkajs never hands to eachBatch (only transaction
- * markers or aborted messages): their last offset still moves the cursor.
- */
-function batchEnded(
-  session: Session,
-  topic: string,
-  partition: number,
-  firstOffset: number | null,
-  lastOffset: number,
-): void {
-  const { consumer, cursors, options } = session;
-  if (session.state.stopped) return;
-  cursors.batchEnded(topic, partition, firstOffset, lastOffset);
-  session.touch();
-  options.onProgress?.(cursors.progress);
-  if (cursors.isDone(topic, partition)) consumer.pause([{ topic, partitions: [partition] }]);
-  if (cursors.allDone) session.finish();
 }
 
 async function cleanUpGroup(
@@ -255,16 +191,39 @@ async function cleanUpGroup(
   return found;
 }
 
-function toRawRecord(topic: string, partition: number, message: KafkaMessage): RawRecord {
+function toRawRecord(message: Message): RawRecord {
   return {
-    topic,
-    partition,
-    offset: message.offset,
-    timestamp: Number(message.timestamp),
-    key: message.key,
+    topic: message.topic,
+    partition: message.partition,
+    offset: String(message.offset),
+    timestamp: message.timestamp ?? 0,
+    key: message.key === undefined || message.key === null ? null : Buffer.from(message.key),
     value: message.value,
-    headers: message.headers ?? {},
+    headers: headersOf(message),
   };
+}
+
+/** The client's header list (one object per header) as the KafkaJS-style map records use. */
+function headersOf(message: Message): IHeaders {
+  const headers: IHeaders = {};
+  for (const entry of message.headers ?? []) {
+    for (const [name, value] of Object.entries(entry)) {
+      const bytes = typeof value === 'string' ? Buffer.from(value) : value;
+      const existing = headers[name];
+      if (existing === undefined) headers[name] = bytes;
+      else headers[name] = [...(Array.isArray(existing) ? existing : [existing]), bytes];
+    }
+  }
+  return headers;
+}
+
+/** The client's callbacks type their error as always there; it is null on success. */
+function failed(error: LibrdKafkaError | null | undefined): error is LibrdKafkaError {
+  return error !== null && error !== undefined;
+}
+
+function clientError(error: LibrdKafkaError): Error {
+  return Object.assign(new Error(error.message), { code: error.code });
 }
 
 function messageOf(error: unknown): string {

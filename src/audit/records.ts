@@ -1,4 +1,4 @@
-import type { IHeaders } from 'kafkajs';
+import type { IHeaders } from '../kafka/client.js';
 import type { ValueCodec } from '../producers/value-codec.js';
 
 /** A message as read, bytes untouched (what a republish sends on). */

@@ -1,4 +1,4 @@
-import type { IHeaders } from 'kafkajs';
+import type { IHeaders } from '../kafka/client.js';
 import { errorEnvelopeSchema } from '../contract/envelopes.js';
 import type { TopicNames } from '../contract/operations.js';
 import { firstHeader, type DecodedRecord } from './records.js';

@@ -1,4 +1,4 @@
-import { Partitioners, type IHeaders, type Kafka, type Producer } from 'kafkajs';
+import { idempotentProducer, type IHeaders, type Kafka, type Producer } from '../kafka/client.js';
 
 /**
  * Writing messages back: `replay --to-topic` (batched, many) and `redrive` (one by one, each
@@ -28,12 +28,7 @@ export interface Republisher {
 const BATCH_SIZE = 500;
 
 export async function openRepublisher(kafka: Pick<Kafka, 'producer'>): Promise<Republisher> {
-  const producer: Producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
+  const producer: Producer = idempotentProducer(kafka);
   await producer.connect();
   let queued: OutgoingMessage[] = [];
   let sent = 0;
@@ -51,12 +46,11 @@ export async function openRepublisher(kafka: Pick<Kafka, 'producer'>): Promise<R
     },
     async sendNow({ topic, partition, key, value, headers }) {
       const message = { key, value, headers, ...(partition === undefined ? {} : { partition }) };
-      const [written] = await producer.send({ topic, acks: -1, messages: [message] });
-      // kafkajs sends nothing, without an error, to a partition it knows no leader of.
+      const [written] = await producer.send({ topic, messages: [message] });
       if (!written)
         throw new Error(`nothing was written to ${topic} (partition ${String(partition ?? 'by key')})`);
       sent += 1;
-      return { partition: written.partition, offset: written.baseOffset ?? '' };
+      return { partition: written.partition, offset: written.offset ?? written.baseOffset ?? '' };
     },
     async close() {
       try {
@@ -79,7 +73,6 @@ function sendBatch(producer: Producer, batch: readonly OutgoingMessage[]): Promi
     else byTopic.set(m.topic, [m]);
   }
   return producer.sendBatch({
-    acks: -1,
     topicMessages: [...byTopic].map(([topic, messages]) => ({
       topic,
       messages: messages.map(({ key, value, headers }) => ({ key, value, headers })),

@@ -39,7 +39,7 @@ export async function runRedrive(ctx: AuditContext, options: RedriveOptions): Pr
       if (!count) {
         count = ctx.clients.admin
           .fetchTopicMetadata({ topics: [topic] })
-          .then((metadata) => metadata.topics[0]?.partitions.length ?? 0);
+          .then((metadata) => metadata[0]?.partitions.length ?? 0);
         partitionCounts.set(topic, count);
       }
       return count;

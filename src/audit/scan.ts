@@ -88,7 +88,7 @@ export async function scan(ctx: AuditContext, request: ScanRequest): Promise<Sca
 
 function readerDeps(ctx: AuditContext): ReaderDeps {
   return {
-    kafka: ctx.clients.kafka,
+    openConsumer: (groupId) => ctx.clients.openConsumer(groupId),
     admin: ctx.clients.admin,
     clientId: ctx.config.KAFKA_CLIENT_ID,
     serviceGroupId: ctx.config.KAFKA_GROUP_ID,

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Admin } from 'kafkajs';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
+import type { Admin } from '../kafka/client.js';
 
 /**
- * The consumer group a replay reads through. kafkajs 2.x has no manual partition assignment
- * (tulios/kafkajs#373 is open, the draft #1429 never shipped): every consumer joins a group.
- * So each read joins a group of its own, named with a random suffix, whose only member gets
- * every partition; it never commits (autoCommit off, commit never called: in kafkajs 2.2.4
- * every commit path — runner.autoCommitOffsets*, offsetManager.seek — checks autoCommit, and
- * disconnect only sends LeaveGroup). Afterwards it checks that the group holds no offsets and
- * deletes it, so nothing of the replay stays on the cluster. The service's group is never
- * joined: the id cannot collide with KAFKA_GROUP_ID.
+ * The group id a replay's consumer is configured with. The consumer is assigned its partitions
+ * (audit/reader.ts): it joins no group and commits nothing (auto commit and offset store off),
+ * but librdkafka wants a group id all the same. A random one of its own, so that even a
+ * mistake could never touch the service's group (the id cannot collide with KAFKA_GROUP_ID).
+ * Afterwards the reader checks that the group holds no offsets and deletes it if the broker
+ * knows it, so nothing of the replay stays on the cluster.
  */
 export function throwawayGroupId(clientId: string, serviceGroupId: string): string {
   const id = `${clientId}.audit.${randomUUID()}`;
@@ -33,14 +32,20 @@ export async function committedOffsets(
   );
 }
 
-/** Deletes the group; one that the broker already dropped (no offsets, no members) is fine. */
+/** Deletes the group; one the broker never knew or already dropped (no offsets, no members) is fine. */
 export async function deleteGroup(admin: GroupAdmin, groupId: string): Promise<void> {
   try {
     await admin.deleteGroups([groupId]);
   } catch (error) {
-    const groups = (error as { groups?: { errorCode?: number }[] }).groups ?? [];
-    const GROUP_ID_NOT_FOUND = 69;
-    if (groups.length > 0 && groups.every((g) => g.errorCode === GROUP_ID_NOT_FOUND)) return;
+    // The client fails the call with each group's own error listed.
+    const groups = (error as { groups?: { errorCode?: unknown; error?: unknown }[] }).groups ?? [];
+    const notFound = (g: { errorCode?: unknown; error?: unknown }): boolean =>
+      g.errorCode === KafkaJS.ErrorCodes.ERR_GROUP_ID_NOT_FOUND || isGroupNotFound(g.error);
+    if (groups.length > 0 && groups.every(notFound)) return;
     throw error;
   }
+}
+
+function isGroupNotFound(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === KafkaJS.ErrorCodes.ERR_GROUP_ID_NOT_FOUND;
 }

@@ -1,5 +1,6 @@
-import type { Admin } from 'kafkajs';
+import type { Admin } from '../kafka/client.js';
 import { AuditError, badArguments } from './errors.js';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
 
 /**
  * What to read, as the user says it (a time window or an offset range), turned into one
@@ -31,6 +32,8 @@ export interface PartitionRange {
   end: number;
 }
 
+const READ_COMMITTED = KafkaJS.IsolationLevel.READ_COMMITTED;
+
 export type OffsetAdmin = Pick<Admin, 'fetchTopicOffsets' | 'fetchTopicOffsetsByTimestamp'>;
 
 export function checkWindow(window: Window): void {
@@ -61,9 +64,9 @@ export function checkWindow(window: Window): void {
 }
 
 /**
- * The per-partition ranges of every topic. Ends come from ListOffsets as a read_committed
- * client asks it (kafkajs' admin default), i.e. the last stable offset: everything below it is
- * committed or aborted, so the reader never waits on an open transaction.
+ * The per-partition ranges of every topic. Ends come from ListOffsets asked read_committed,
+ * i.e. the last stable offset: everything below it is committed or aborted, so the reader never
+ * waits on an open transaction.
  */
 export async function resolveRanges(
   deps: { admin: OffsetAdmin },
@@ -76,7 +79,7 @@ export async function resolveRanges(
 }
 
 async function rangesOfTopic(admin: OffsetAdmin, topic: string, window: Window): Promise<PartitionRange[]> {
-  const bounds = await admin.fetchTopicOffsets(topic);
+  const bounds = await admin.fetchTopicOffsets(topic, { isolationLevel: READ_COMMITTED });
   const low = new Map(bounds.map((b) => [b.partition, Number(b.low)]));
   const high = new Map(bounds.map((b) => [b.partition, Number(b.high)]));
   const clamp = (partition: number, start: number, end: number): PartitionRange => {
@@ -104,7 +107,9 @@ async function rangesOfTopic(admin: OffsetAdmin, topic: string, window: Window):
 
 /** First offset stamped at or after `time`, per partition; the end when there is none. */
 async function offsetsAt(admin: OffsetAdmin, topic: string, time: Date): Promise<Map<number, number>> {
-  const offsets = await admin.fetchTopicOffsetsByTimestamp(topic, time.getTime());
+  const offsets = await admin.fetchTopicOffsetsByTimestamp(topic, time.getTime(), {
+    isolationLevel: READ_COMMITTED,
+  });
   return new Map(offsets.map((o) => [o.partition, Number(o.offset)]));
 }
 

@@ -1,4 +1,4 @@
-import type { Admin } from 'kafkajs';
+import type { Admin } from '../kafka/client.js';
 import { LANES, OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
 import { readPartitionLag, type LagAdmin } from '../observability/consumer-lag.js';
 

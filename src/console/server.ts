@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Kafka } from 'kafkajs';
+import type { Kafka, OffsetsAdmin } from '../kafka/client.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuditConfig, Config, ConsoleTokens } from '../config.js';
@@ -21,7 +21,14 @@ export async function attachConsole(
   app: FastifyInstance,
   config: Config,
   tokens: ConsoleTokens,
-  deps: { kafka: Kafka; redis: Redis | undefined; logger: Logger; figures: () => ReplicaFigures },
+  deps: {
+    kafka: Kafka;
+    /** The service group's committed offsets, as they are (Infrastructure.groupOffsets.latest). */
+    groupOffsets: OffsetsAdmin;
+    redis: Redis | undefined;
+    logger: Logger;
+    figures: () => ReplicaFigures;
+  },
 ): Promise<() => Promise<void>> {
   // The service's own settings, TLS and SASL included, with a client id of the console's.
   const auditConfig: AuditConfig = Object.freeze({
@@ -39,8 +46,7 @@ export async function attachConsole(
     : async (): Promise<void> => {
         // no Redis: no heartbeat to stop
       };
-  const lag = (): Promise<Record<string, number>> =>
-    consumerLag(clients.admin, config.KAFKA_GROUP_ID, topicNames(config.TOPIC_PREFIX));
+  const lag = lagReader(clients, deps.groupOffsets, config);
   await registerConsole(app, {
     tokens,
     prefix: config.TOPIC_PREFIX,
@@ -67,4 +73,18 @@ export async function attachConsole(
     await auditLog.close();
     await clients.close();
   };
+}
+
+/** The lag of the service's group: topic ends from the console's admin, offsets as the group reads them. */
+function lagReader(
+  clients: AuditClients,
+  groupOffsets: OffsetsAdmin,
+  config: Config,
+): () => Promise<Record<string, number>> {
+  const admin = {
+    listTopics: (options?: { timeout?: number }) => clients.admin.listTopics(options),
+    fetchTopicOffsets: clients.admin.fetchTopicOffsets.bind(clients.admin),
+    fetchOffsets: groupOffsets.fetchOffsets.bind(groupOffsets),
+  };
+  return () => consumerLag(admin, config.KAFKA_GROUP_ID, topicNames(config.TOPIC_PREFIX));
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Partitioners, type Kafka } from 'kafkajs';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
+import { idempotentProducer, type Kafka } from '../kafka/client.js';
 import { OPERATIONS, type Operation, type TopicNames } from '../contract/operations.js';
 import type { ValueCodec } from '../producers/value-codec.js';
 import { sampleKey, sampleParams } from './samples.js';
@@ -31,24 +32,28 @@ export async function runDemo(
   const runId = randomUUID().slice(0, 8);
   const bulk = deps.bulkRequests ?? 0;
   const tally = new DemoTally(deps, runId);
-  const consumer = deps.kafka.consumer({ groupId: `demo-${runId}`, readUncommitted: false });
+  // Listening from the rebalance callback: the assignment can come before run() resolves.
+  // Waiting for it keeps fromBeginning:false from missing the first outcomes.
+  let assigned: () => void = () => undefined;
+  const joined = new Promise<void>((resolve) => {
+    assigned = resolve;
+  });
+  const consumer = deps.kafka.consumer({
+    kafkaJS: { groupId: `demo-${runId}`, readUncommitted: false, fromBeginning: false },
+    rebalance_cb: (error: { code: number }) => {
+      if (error.code === KafkaJS.ErrorCodes.ERR__ASSIGN_PARTITIONS) assigned();
+    },
+  });
   await consumer.connect();
   const outputs = [
     ...OPERATIONS.map((op) => deps.topics.result(op)),
     deps.topics.errors,
     deps.topics.vehicleSearchEvents,
   ];
-  await consumer.subscribe({ topics: outputs, fromBeginning: false });
+  await consumer.subscribe({ topics: outputs });
   // In `dev` the demo shares the service's event loop: its decoder's schemas are compiled
   // before the first request goes out, not amid the service's first vendor calls.
   await deps.codec.prepare(outputs);
-  // Listen before run(): the join can happen before run() resolves. Waiting for it keeps
-  // fromBeginning:false from missing the first outcomes.
-  const joined = new Promise<void>((resolve) => {
-    consumer.on(consumer.events.GROUP_JOIN, () => {
-      resolve();
-    });
-  });
   await consumer.run({
     eachMessage: async ({ topic, message }) => {
       if (!message.value) return;
@@ -124,11 +129,7 @@ const bulkRequestId = (runId: string, index: number): string => `demo-${runId}-b
 async function publishRequests(deps: DemoDeps, runId: string, bulk: number): Promise<void> {
   // Idempotent, as upstream should publish: a send retried after the broker took it without its
   // answer reaching us would otherwise write the request again, and it would be answered twice.
-  const producer = deps.kafka.producer({
-    createPartitioner: Partitioners.DefaultPartitioner,
-    idempotent: true,
-    maxInFlightRequests: 1,
-  });
+  const producer = idempotentProducer(deps.kafka);
   await producer.connect();
   if (bulk > 0) {
     const params = sampleParams(BULK_OPERATION);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { Message } from 'kafkajs';
+import type { Message } from '../../../src/kafka/client.js';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { kafkaAuditLog, type ConsoleAuditEvent } from '../../../src/audit/audit-log.js';

@@ -17,21 +17,21 @@ describe('range cursors', () => {
     expect(cursors.progress).toBe(3);
   });
 
-  it('a batch ending in a transaction marker moves the cursor past the end', () => {
+  it('the client passing a transaction marker at the end moves the cursor past the end', () => {
     const cursors = new RangeCursors([range(0, 0, 4), range(1, 0, 1)]);
     for (const o of [0, 1, 2]) cursors.accept('t', 0, o);
     expect(cursors.isDone('t', 0)).toBe(false);
-    cursors.batchEnded('t', 0, 0, 3); // offset 3 is the commit marker, never delivered
+    cursors.passedTo('t', 0, 4); // offset 3 is the commit marker, never delivered
     expect(cursors.isDone('t', 0)).toBe(true);
     expect(cursors.allDone).toBe(false);
     expect(cursors.progress).toBe(4);
   });
 
-  it('ignores a batch that starts past the cursor (a gap it did not cover)', () => {
+  it('never moves a cursor back', () => {
     const cursors = new RangeCursors([range(0, 0, 10)]);
-    cursors.batchEnded('t', 0, 20, 30);
-    cursors.batchEnded('t', 0, null, 30);
-    expect(cursors.positions()).toEqual([{ topic: 't', partition: 0, offset: 0, done: false }]);
+    for (const o of [0, 1, 2, 3, 4]) cursors.accept('t', 0, o);
+    cursors.passedTo('t', 0, 2);
+    expect(cursors.positions()).toEqual([{ topic: 't', partition: 0, offset: 5, done: false }]);
   });
 
   it('a compaction gap inside the range does not stall it', () => {
