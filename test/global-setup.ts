@@ -34,6 +34,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import type { Admin } from '../src/kafka/client.js';
 import { kafkaContainerEnvironment } from './helpers/kafka-container.js';
 import { secureFrom, type SecureKafka } from './helpers/secure-listener.js';
 import { chooseStack, parseStackMode } from './helpers/stack-choice.js';
@@ -89,27 +90,43 @@ export default async function setup(project: TestProject): Promise<Teardown | un
  * Waits until the broker's group coordinator answers. A fresh broker (every testcontainers run, a
  * local stack just started on empty storage) creates its offsets topic on the first group
  * request and then loads its partitions; a consumer joining meanwhile is answered
- * COORDINATOR_LOAD_IN_PROGRESS, which kafkajs's consumer meets with an error-level crash and a
- * restart. dev-run, which asserts a start without error lines, failed so when its service held
- * the run's first group. Here, the first group request is this one.
+ * COORDINATOR_LOAD_IN_PROGRESS and its client logs and retries it. dev-run, which asserts a
+ * start without error lines, failed so when its service held the run's first group. Here, the
+ * first group request is this one.
  */
 async function groupCoordinatorReady(brokers: string): Promise<void> {
-  const { Kafka, logLevel } = await import('kafkajs');
-  const admin = new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await untilAdminAnswers(brokers, 200, async (admin) => {
+    // A coordinator still loading is the group's error, not the call's.
+    const { groups } = await admin.describeGroups(['global-setup.coordinator-probe']);
+    const error = groups[0]?.error;
+    if (error) throw new Error(`group coordinator not ready: ${error.message}`);
+  });
+}
+
+/**
+ * Retries `ask` with a fresh admin client of `brokers` every `pauseMs` until it answers, for up
+ * to two minutes; the client is loaded only here, as testcontainers is.
+ */
+async function untilAdminAnswers(
+  brokers: string,
+  pauseMs: number,
+  ask: (admin: Admin) => Promise<unknown>,
+): Promise<void> {
+  const { createKafka } = await import('../src/kafka/client.js');
+  const kafka = createKafka({ brokers: brokers.split(','), connectionTimeoutMs: 5_000 });
   const deadline = Date.now() + 120_000;
-  try {
-    for (;;) {
-      try {
-        await admin.connect();
-        await admin.describeGroups(['global-setup.coordinator-probe']);
-        return;
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+  for (;;) {
+    const admin = kafka.admin();
+    try {
+      await admin.connect();
+      await ask(admin);
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, pauseMs));
+    } finally {
+      await admin.disconnect().catch(() => undefined);
     }
-  } finally {
-    await admin.disconnect();
   }
 }
 
@@ -274,7 +291,6 @@ function pullError(status: number, body: string): string | undefined {
 async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown: Teardown }> {
   // Loaded only here: testcontainers pulls in a large dependency tree.
   const { GenericContainer, Wait } = await import('testcontainers');
-  const { Kafka, logLevel } = await import('kafkajs');
   const secure = await containerSecrets();
   const keystore = '/tmp/broker-keystore.pem';
 
@@ -326,19 +342,7 @@ async function startContainers(): Promise<{ endpoints: StackEndpoints; teardown:
       `printf %s '${advertised}' > /tmp/adv.tmp && mv /tmp/adv.tmp /tmp/advertised`,
     ]);
     // Ready = a metadata round trip succeeds.
-    const admin = new Kafka({ brokers: [kafkaBrokers], logLevel: logLevel.NOTHING }).admin();
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      try {
-        await admin.connect();
-        await admin.describeCluster();
-        break;
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
-    await admin.disconnect();
+    await untilAdminAnswers(kafkaBrokers, 500, (admin) => admin.listTopics());
     // The SCRAM user, through the broker's own listener (KRaft keeps it in the metadata log).
     const password = readFileSync(secure.passwordFile, 'utf8').trim();
     // One mechanism per call: the broker refuses two changes to one user in one request.

@@ -2,7 +2,7 @@
  * Reads a topic the way the contract's readers do: a read_committed consumer from the topic's
  * beginning, each value JSON, framed in the registry's wire format (5-byte header) or not.
  */
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, Kafka } from '../../src/kafka/client.js';
 import { isFramed } from '../../src/producers/value-codec.js';
 import { randomName } from './stack.js';
 
@@ -24,10 +24,12 @@ export async function readCommitted<T>(
   cleanups: (() => Promise<unknown>)[],
   map: (record: JsonRecord) => T,
 ): Promise<T[]> {
-  const consumer: Consumer = kafka.consumer({ groupId: randomName('reader'), readUncommitted: false });
+  const consumer: Consumer = kafka.consumer({
+    kafkaJS: { groupId: randomName('reader'), fromBeginning: true, readUncommitted: false },
+  });
   cleanups.push(() => consumer.disconnect());
   await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.subscribe({ topics: [topic] });
   const records: T[] = [];
   await consumer.run({
     eachMessage: ({ message }) => {

@@ -1,8 +1,9 @@
-import type { Admin } from 'kafkajs';
+import type { Admin } from '../../src/kafka/client.js';
 
 /**
- * Creates topics and waits until they answer ListOffsets. Not createTopics' waitForLeaders: on
- * a busy broker kafkajs' wait gives up on UNKNOWN_TOPIC_OR_PARTITION instead of retrying it.
+ * Creates topics and waits until they answer ListOffsets: the broker that answers CreateTopics
+ * may list a topic's partitions (and elect their leaders) a moment later, and a test that reads
+ * or writes at once would meet UNKNOWN_TOPIC_OR_PARTITION.
  */
 export async function createTopicsReady(
   admin: Admin,
@@ -11,7 +12,6 @@ export async function createTopicsReady(
 ): Promise<void> {
   await admin.createTopics({
     topics: topics.map((topic) => ({ topic, numPartitions: partitions(topic), replicationFactor: 1 })),
-    waitForLeaders: false,
   });
   const deadline = Date.now() + 30_000;
   for (const topic of topics) {

@@ -1,8 +1,11 @@
-import type { Kafka, Producer, ProducerRecord, RecordMetadata } from 'kafkajs';
+import type { Kafka, Producer } from '../../src/kafka/client.js';
+
+type ProducerRecord = Parameters<Producer['send']>[0];
+type RecordMetadata = Awaited<ReturnType<Producer['send']>>[number];
 
 /**
- * A producer that keeps what it is asked to send and answers each send with `answer` (kafkajs's
- * list of the partitions written): for unit tests of one module that writes to Kafka.
+ * A producer that keeps what it is asked to send and answers each send with `answer` (the
+ * client's list of the partitions written): for unit tests of one module that writes to Kafka.
  */
 export function recordingKafka(answer: RecordMetadata[] = []): {
   kafka: Pick<Kafka, 'producer'>;

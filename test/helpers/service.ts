@@ -2,18 +2,18 @@
  * Integration helpers: the real service (startService) against the vendor sandbox and the shared
  * stack, on a random topic prefix and group so that test files never see each other's messages.
  */
-import { Partitioners, type Consumer, type IHeaders, type Kafka } from 'kafkajs';
 import { expect, inject } from 'vitest';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
+import type { Consumer, IHeaders, Kafka } from '../../src/kafka/client.js';
 import { OPERATIONS, topicNames, type TopicNames } from '../../src/contract/operations.js';
 import { startService, type Service, type ServiceOptions } from '../../src/main.js';
 import { createRegistryClient } from '../../src/producers/registry-client.js';
 import { registryCodec, type ValueCodec } from '../../src/producers/value-codec.js';
 import { cpfFor, type Sandbox } from '../../src/sandbox/index.js';
 import { atRestEnv } from './at-rest-keys.js';
-import { kafkaClient, randomName } from './stack.js';
+import { idempotentProducer, kafkaClient, randomName } from './stack.js';
 import { HUNG_MS } from './wait.js';
 
 export const SANDBOX_KEY = 'test-key';
@@ -82,6 +82,12 @@ export function testPrefix(name: string): string {
   return randomName(`t.${name}`).replace(/-/g, '_');
 }
 
+/**
+ * Requests as large as a test's topic takes (largeValues: up to 8 MiB); the client refuses
+ * values over 1 MB by default, before the broker could.
+ */
+const LARGE_VALUES = { 'message.max.bytes': 10 * 1024 * 1024 };
+
 export interface RequestMessage {
   key: string | null;
   value: object | Buffer;
@@ -91,17 +97,13 @@ export interface RequestMessage {
 }
 
 /**
- * Publishes as upstream should: with an idempotent producer. kafkajs retries a send whole when
- * it did not see it succeed, also after the broker appended it (some partitions of the request
- * refused, the answer lost with its connection); without idempotence the retry appends those
- * requests again, and each becomes two request messages, rightly answered twice.
+ * Publishes as upstream should: with an idempotent producer (keys partitioned by murmur2, as
+ * Java producers do). The client retries a send it did not see succeed, also after the broker
+ * appended it (the answer lost with its connection); without idempotence the retry appends
+ * those requests again, and each becomes two request messages, rightly answered twice.
  */
 export async function publish(kafka: Kafka, topic: string, messages: RequestMessage[]): Promise<void> {
-  const producer = kafka.producer({
-    createPartitioner: Partitioners.DefaultPartitioner,
-    idempotent: true,
-    maxInFlightRequests: 1,
-  });
+  const producer = idempotentProducer(kafka, LARGE_VALUES);
   await producer.connect();
   try {
     for (let i = 0; i < messages.length; i += 500) {
@@ -150,9 +152,12 @@ export class OutcomeCollector {
   ) {
     this.topics = topicNames(prefix);
     this.consumer = kafka.consumer({
-      groupId: `${prefix}.collector`,
-      readUncommitted: false,
-      maxWaitTimeInMs: 100,
+      kafkaJS: {
+        groupId: `${prefix}.collector`,
+        fromBeginning: true,
+        readUncommitted: false,
+        maxWaitTimeInMs: 100,
+      },
     });
     this.codec = registryCodec(createRegistryClient(registryUrl), new Map());
   }
@@ -165,7 +170,6 @@ export class OutcomeCollector {
         this.topics.errors,
         this.topics.vehicleSearchEvents,
       ],
-      fromBeginning: true,
     });
     await this.consumer.run({
       eachMessage: async ({ topic, partition, message }) => {

@@ -4,7 +4,7 @@
  * what a test opens after that test, what `beforeAll` opens after the file's last test.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin, Kafka } from '../../src/kafka/client.js';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { ServiceOptions } from '../../src/main.js';

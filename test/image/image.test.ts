@@ -13,7 +13,6 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Partitioners } from 'kafkajs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
@@ -28,6 +27,7 @@ import {
   type OutcomeCollector,
   type Received,
 } from '../helpers/service.js';
+import { idempotentProducer } from '../helpers/stack.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 import { renderPod, type PodRun } from './pod-spec.js';
 
@@ -250,11 +250,7 @@ describe('the service image, run as the chart runs it', () => {
 
   it('loses and duplicates nothing across a docker stop and start under a steady stream', async () => {
     const count = 300;
-    const producer = stack.kafka.producer({
-      createPartitioner: Partitioners.DefaultPartitioner,
-      idempotent: true,
-      maxInFlightRequests: 1,
-    });
+    const producer = idempotentProducer(stack.kafka);
     await producer.connect();
     stack.onCleanup(() => producer.disconnect());
     const requests = summaryRequests('stream', count, 5_000);

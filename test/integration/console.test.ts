@@ -85,13 +85,17 @@ async function readAll(
   enough: (seen: Record<string, unknown>[]) => boolean = () => true,
 ): Promise<Record<string, unknown>[]> {
   const consumer = kafka.consumer({
-    groupId: `${prefix}.audit-reader-${String(++readers)}`,
-    maxWaitTimeInMs: 100,
+    kafkaJS: {
+      groupId: `${prefix}.audit-reader-${String(++readers)}`,
+      fromBeginning: true,
+      readUncommitted: false,
+      maxWaitTimeInMs: 100,
+    },
   });
   const seen: Record<string, unknown>[] = [];
   await consumer.connect();
   try {
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.subscribe({ topics: [topic] });
     await consumer.run({
       eachMessage: ({ message }) => {
         seen.push(JSON.parse(message.value?.toString() ?? 'null') as Record<string, unknown>);

@@ -1,10 +1,12 @@
 /**
- * The runtime's fetch settings on the broker: a fetch returns at most FETCH_SETTINGS.maxBytes
+ * The runtime's fetch settings on the broker: a fetch returns at most FETCH_SETTINGS['fetch.max.bytes']
  * whatever the partition count, and the partitions past that bound are read by later fetches.
+ * The sizes are the client's own: librdkafka's protocol debug lines ("Received FetchResponse
+ * (v16, 1234 bytes, …)"), through the consumer's logger.
  */
-import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FETCH_SETTINGS } from '../../src/consumers/runtime.js';
+import { CONSUMER_SETTINGS, FETCH_SETTINGS } from '../../src/consumers/runtime.js';
+import { logLevel, type Kafka, type Consumer } from '../../src/kafka/client.js';
 import { createTopic, idempotentProducer, kafkaClient, randomName } from '../helpers/stack.js';
 
 const PARTITIONS = 12;
@@ -50,17 +52,16 @@ describe('the runtime fetch settings', () => {
       });
     }
 
-    const consumer = kafka.consumer({ groupId: randomName('it-fetch-bounds'), ...FETCH_SETTINGS });
     const fetchSizes: number[] = [];
-    consumer.on(consumer.events.REQUEST, ({ payload }) => {
-      if (payload.apiName === 'Fetch' && payload.size > 1024) fetchSizes.push(payload.size);
+    const consumer = fetchWatchingConsumer((size) => {
+      if (size > 1024) fetchSizes.push(size);
     });
     const read = new Map<number, number>();
     let total = 0;
     let resolveAll = (): void => undefined;
     const all = new Promise<void>((resolve) => (resolveAll = resolve));
     await opened(consumer);
-    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.subscribe({ topics: [topic] });
     await consumer.run({
       eachBatch: ({ batch }) => {
         read.set(batch.partition, (read.get(batch.partition) ?? 0) + batch.messages.length);
@@ -76,6 +77,37 @@ describe('the runtime fetch settings', () => {
     );
     // The records alone would fill three fetches at the bound.
     expect(fetchSizes.length).toBeGreaterThanOrEqual(3);
-    expect(Math.max(...fetchSizes)).toBeLessThanOrEqual(FETCH_SETTINGS.maxBytes + FRAMING_BYTES);
+    expect(Math.max(...fetchSizes)).toBeLessThanOrEqual(FETCH_SETTINGS['fetch.max.bytes'] + FRAMING_BYTES);
   });
 });
+
+/**
+ * A consumer with the runtime's fetch settings that tells `onFetch` the size of each fetch
+ * response it receives.
+ */
+function fetchWatchingConsumer(onFetch: (bytes: number) => void): Consumer {
+  const debug = (message: string): void => {
+    const size = /Received FetchResponse \(v\d+, (\d+) bytes/.exec(message)?.[1];
+    if (size !== undefined) onFetch(Number(size));
+  };
+  const logger = {
+    debug,
+    info: () => undefined,
+    warn: () => undefined,
+    error: () => undefined,
+    namespace: () => logger,
+    setLogLevel: () => undefined,
+  };
+  return kafka.consumer({
+    kafkaJS: {
+      groupId: randomName('it-fetch-bounds'),
+      fromBeginning: true,
+      readUncommitted: false,
+      logger,
+      logLevel: logLevel.DEBUG,
+    },
+    ...CONSUMER_SETTINGS,
+    ...FETCH_SETTINGS,
+    debug: 'protocol',
+  });
+}

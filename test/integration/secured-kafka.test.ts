@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
-import type { Kafka } from 'kafkajs';
+import type { Kafka } from '../../src/kafka/client.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { registerAuditCommands } from '../../src/audit/commands.js';
 import { topicNames } from '../../src/contract/operations.js';
@@ -109,11 +109,13 @@ beforeAll(async () => {
   sandbox = await createSandbox({ apiKey: SANDBOX_KEY });
   secure = secureListener(inject('kafkaSecure'));
   secureKafka = kafkaClient(secure.brokers, {
-    ssl: { ca: readFileSync(secure.caFile, 'utf8') },
-    sasl: {
-      mechanism: 'scram-sha-512',
-      username: secure.username,
-      password: readFileSync(secure.passwordFile, 'utf8').trim(),
+    security: {
+      ssl: { ca: readFileSync(secure.caFile, 'utf8') },
+      sasl: {
+        mechanism: 'scram-sha-512',
+        username: secure.username,
+        password: readFileSync(secure.passwordFile, 'utf8').trim(),
+      },
     },
   });
 });

@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import type { Redis } from 'ioredis';
-import type { Kafka, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import type { Kafka, Producer } from '../../src/kafka/client.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { startService, type Service } from '../../src/main.js';
 import { createLogger } from '../../src/observability/logger.js';

@@ -9,7 +9,6 @@
  * Both lanes (issue 41): a bulk backlog, its partition paused by a small LANE_BULK_QUEUE, is
  * held uncommitted at the fence too, and is answered exactly once as well.
  */
-import { Partitioners } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
 import { windowPaused } from '../helpers/paused.js';
@@ -45,10 +44,7 @@ describe('a process whose transactional producer is fenced while it holds uncomm
     // Another producer with the process's transactional id: the service's producer is fenced
     // at its next transaction, with later requests taken and not yet committed.
     const intruder = kafka.producer({
-      transactionalId: 'fenced-test.replica-1',
-      idempotent: true,
-      maxInFlightRequests: 1,
-      createPartitioner: Partitioners.DefaultPartitioner,
+      kafkaJS: { transactionalId: 'fenced-test.replica-1', idempotent: true },
     });
     await intruder.connect();
     const transaction = await intruder.transaction();

@@ -6,9 +6,9 @@
  *   kept framing with its cached ids, which then named other subjects;
  * - /readyz said ready with the registry down.
  */
-import type { Kafka } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { topicNames } from '../../src/contract/operations.js';
+import type { Kafka } from '../../src/kafka/client.js';
 import { createRegistryClient } from '../../src/producers/registry-client.js';
 import { cpfFor } from '../../src/sandbox/index.js';
 import { OwnRegistry } from '../helpers/own-registry.js';
@@ -125,9 +125,11 @@ describe('a schema registry outage', () => {
 /** The raw values of a topic by requestId (read from the JSON after the frame, no registry). */
 async function rawReader(kafka: Kafka, prefix: string, topic: string) {
   const byRequest = new Map<string, Buffer>();
-  const consumer = kafka.consumer({ groupId: `${prefix}.raw`, readUncommitted: false, maxWaitTimeInMs: 100 });
+  const consumer = kafka.consumer({
+    kafkaJS: { groupId: `${prefix}.raw`, fromBeginning: true, readUncommitted: false, maxWaitTimeInMs: 100 },
+  });
   await consumer.connect();
-  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.subscribe({ topics: [topic] });
   await consumer.run({
     eachMessage: ({ message }) => {
       const value = message.value ?? Buffer.alloc(0);

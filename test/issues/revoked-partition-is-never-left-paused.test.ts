@@ -1,10 +1,9 @@
 /**
  * A partition revoked while paused was never read again. Revoking dropped the partition's pause
- * reasons, but kafkajs keeps a partition paused across revocations and assignments: after a
- * refused commit (the partition still ours) or a rebalance that took it away and gave it back,
- * nothing resumed it, and its requests were never answered. A revoked partition is now resumed,
- * and the pauses its operation still wants (open breaker, reached spend cap) are set again as it
- * opens anew.
+ * reasons, but the consumer kept the partition paused: after a refused commit (the partition
+ * still ours) or a rebalance that took it away and gave it back, nothing resumed it, and its
+ * requests were never answered. A revoked partition is now resumed, and the pauses its
+ * operation still wants (open breaker, reached spend cap) are set again as it opens anew.
  */
 import { describe, expect, it } from 'vitest';
 import { OPERATION, runtimeHarness, type HeldBatch } from '../helpers/runtime-harness.js';
@@ -18,13 +17,13 @@ function fetched(batch: HeldBatch | undefined): HeldBatch {
 async function refusedWhile(pause: (h: ReturnType<typeof runtimeHarness>) => void) {
   const h = runtimeHarness();
   await h.runtime.start();
-  h.join(1, [0]);
+  await h.join([0]);
   h.publish(0, 2);
   await h.deliver(fetched(h.fetch(0)));
   const commit = await h.nextCommit();
   pause(h);
   expect(h.isPaused(0)).toBe(true);
-  commit.refuse('ILLEGAL_GENERATION');
+  commit.refuse('ERR_ILLEGAL_GENERATION');
   await new Promise((resolve) => setTimeout(resolve, 20));
   return h;
 }
@@ -76,16 +75,19 @@ describe('a partition revoked while paused', () => {
   it('is read again when a rebalance gives back a partition it took away with a full window', async () => {
     const h = runtimeHarness({ partitionWindow: 2 });
     await h.runtime.start();
-    h.join(1, [0, 1]);
+    await h.join([0, 1]);
     h.publish(1, 3);
     await h.deliver(fetched(h.fetch(1)));
     // Two requests in the window and their commit under way: the partition is paused.
     const commit = await h.nextCommit();
     expect(h.isPaused(1)).toBe(true);
 
-    h.join(2, [0]);
-    commit.refuse('REBALANCE_IN_PROGRESS');
-    h.join(3, [0, 1]);
+    // The rebalance revokes partition 1; the revocation waits for the round under way, which
+    // the group refuses (its generation is over).
+    const revoked = h.join([0]);
+    commit.refuse('ERR_REBALANCE_IN_PROGRESS');
+    await revoked;
+    await h.join([0, 1]);
 
     expect(h.isPaused(1)).toBe(false);
     await drain(h, 1, 3);

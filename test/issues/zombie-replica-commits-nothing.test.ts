@@ -3,8 +3,8 @@
  * partitions without knowing it (a zombie) cannot commit for them. Here a replica is stopped
  * with SIGSTOP past its session timeout while it holds requests under way; the other replica
  * takes its partitions and answers everything; then the zombie is continued. Whatever it had
- * under way, its commit is refused (its generation is over) or dropped when it rejoins as a new
- * member: every request keeps exactly one outcome.
+ * under way, its commit is refused (its generation is over), or dropped when the client tells it
+ * its partitions were lost (its session expired): every request keeps exactly one outcome.
  *
  * Both lanes (issue 41): a bulk backlog, its partitions paused by a small LANE_BULK_QUEUE, is
  * under way on the zombie too, and keeps exactly one outcome per request as well.
@@ -27,7 +27,7 @@ const stack = useTestKafka();
 
 const ZOMBIE_HANDLED = [
   "commit refused: this member's group generation is over",
-  'rejoined the group after missing a generation',
+  'partitions lost (session expired)',
 ];
 
 async function freePort(): Promise<number> {
