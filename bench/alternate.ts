@@ -7,7 +7,7 @@
  *
  * BENCH_SERVICE_NODE_OPTIONS reaches every system (e.g. `--cpu-prof --cpu-prof-dir=...`).
  */
-import { Kafka, logLevel } from 'kafkajs';
+import { createKafka } from '../src/kafka/client.js';
 import { measure } from './measure.js';
 import { buildForBench } from './processes.js';
 import { ADMIN_PORT, BROKERS, round, type Measured, type Scenario, type SystemName } from './scenario.js';
@@ -32,7 +32,7 @@ async function main([id = 'a', ...names]: string[]): Promise<void> {
   });
   const rounds = Number(process.env.BENCH_ALTERNATE_ROUNDS ?? 2);
   buildForBench();
-  const kafka = new Kafka({ clientId: 'bench', brokers: BROKERS.split(','), logLevel: logLevel.NOTHING });
+  const kafka = createKafka({ clientId: 'bench', brokers: BROKERS.split(',') });
   const admin = kafka.admin();
   await admin.connect();
   try {

@@ -1,34 +1,31 @@
 /**
- * The baseline of every benchmark: a plain kafkajs eachMessage consumer doing the same work per
- * request (parse, check params, call the vendor through the same client, write the result),
- * the way one would write it first: one message at a time per partition, autoCommit, a plain
- * producer.send per result, no transactions, no limiter, no idempotency store.
+ * The baseline of every benchmark: a plain eachMessage consumer on the service's Kafka client
+ * (src/kafka/client.ts) doing the same work per request (parse, check params, call the vendor
+ * through the same client, write the result), the way one would write it first: one message at
+ * a time per partition, autoCommit, a plain producer.send per result, no transactions, no
+ * limiter, no idempotency store.
  * Configured by the environment the service uses (KAFKA_BROKERS, TOPIC_PREFIX, VENDOR_*).
  */
-import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import { loadConfig } from '../src/config.js';
 import { topicNames } from '../src/contract/operations.js';
 import { parseParams } from '../src/contract/params.js';
+import { createKafka } from '../src/kafka/client.js';
 import { createVendorClient } from '../src/vendor-api/client.js';
 
 const config = loadConfig();
 const topics = topicNames(config.TOPIC_PREFIX);
 const topic = topics.request('lawsuits-summary');
-const kafka = new Kafka({
-  clientId: 'baseline',
-  brokers: [...config.KAFKA_BROKERS],
-  logLevel: logLevel.NOTHING,
-});
+const kafka = createKafka({ clientId: 'baseline', brokers: config.KAFKA_BROKERS });
 const vendor = createVendorClient({
   baseUrl: config.VENDOR_BASE_URL,
   apiKey: config.VENDOR_API_KEY,
   connections: 64,
 });
-const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
-const consumer = kafka.consumer({ groupId: config.KAFKA_GROUP_ID });
+const producer = kafka.producer();
+const consumer = kafka.consumer({ kafkaJS: { groupId: config.KAFKA_GROUP_ID, fromBeginning: true } });
 await producer.connect();
 await consumer.connect();
-await consumer.subscribe({ topic, fromBeginning: true });
+await consumer.subscribe({ topics: [topic] });
 await consumer.run({
   partitionsConsumedConcurrently: Number(process.env.BASELINE_CONCURRENCY ?? '1'),
   eachMessage: async ({ message, partition }) => {

@@ -5,9 +5,9 @@
  * `npx tsx bench/console-load.ts`.
  */
 import { pino } from 'pino';
-import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import { loadConfig } from '../src/config.js';
 import { topicNames } from '../src/contract/operations.js';
+import { createKafka } from '../src/kafka/client.js';
 import { startService } from '../src/main.js';
 import { createSandbox, cpfFor } from '../src/sandbox/index.js';
 
@@ -31,8 +31,8 @@ const config = loadConfig({
 });
 const service = await startService(config, pino({ level: 'silent' }));
 const names = topicNames(prefix);
-const kafka = new Kafka({ brokers: [...config.KAFKA_BROKERS], logLevel: logLevel.NOTHING });
-const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+const kafka = createKafka({ brokers: config.KAFKA_BROKERS });
+const producer = kafka.producer();
 await producer.connect();
 const from = new Date(Date.now() - 1000).toISOString();
 for (let i = 0; i < COUNT; i += 1000) {

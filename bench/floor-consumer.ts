@@ -1,8 +1,9 @@
 /**
  * The floor of benchmark (b): the least an exactly-once pipeline on the design card's clients
- * does per request, measured beside the service in the same run. kafkajs eachBatch reads the
- * requests; each is parsed, its params checked, and its vendor call made through the same
- * client (undici), paced in this process at FLOOR_RATE_PER_SECOND; the results go out in
+ * does per request, measured beside the service in the same run. The service's Kafka client
+ * (src/kafka/client.ts) reads the requests with eachBatch, batches uncapped; each is parsed,
+ * its params checked, and its vendor call made through the same client (undici), paced in
+ * this process at FLOOR_RATE_PER_SECOND; the results go out in
  * transactions, one per FLOOR_TRANSACTION_SIZE results with the consumed offsets (about the
  * service's ten a second at (b)'s pace), from one transactional producer per partition. Each
  * partition has FLOOR_SLICES_AHEAD such slices under way, so about 360 requests are in flight.
@@ -12,10 +13,10 @@
  * after a crash and holds a rate for one process only: a measure, never a design to copy.
  * Configured by the environment the service uses (KAFKA_BROKERS, TOPIC_PREFIX, VENDOR_*).
  */
-import { Kafka, Partitioners, logLevel, type KafkaMessage, type Producer } from 'kafkajs';
 import { loadConfig } from '../src/config.js';
 import { topicNames } from '../src/contract/operations.js';
 import { parseParams } from '../src/contract/params.js';
+import { createKafka, type KafkaMessage, type Producer } from '../src/kafka/client.js';
 import { createVendorClient } from '../src/vendor-api/client.js';
 
 const config = loadConfig();
@@ -34,11 +35,7 @@ const ratePerSecond = positive('FLOOR_RATE_PER_SECOND');
 const transactionSize = positive('FLOOR_TRANSACTION_SIZE', true);
 const slicesAhead = positive('FLOOR_SLICES_AHEAD', true);
 
-const kafka = new Kafka({
-  clientId: 'floor',
-  brokers: [...config.KAFKA_BROKERS],
-  logLevel: logLevel.NOTHING,
-});
+const kafka = createKafka({ clientId: 'floor', brokers: config.KAFKA_BROKERS });
 const vendor = createVendorClient({
   baseUrl: config.VENDOR_BASE_URL,
   apiKey: config.VENDOR_API_KEY,
@@ -50,10 +47,7 @@ function producerFor(partition: number): Promise<Producer> {
   let producer = producers.get(partition);
   if (!producer) {
     const created = kafka.producer({
-      createPartitioner: Partitioners.DefaultPartitioner,
-      transactionalId: `${config.KAFKA_GROUP_ID}.floor.${partition}`,
-      idempotent: true,
-      maxInFlightRequests: 1,
+      kafkaJS: { transactionalId: `${config.KAFKA_GROUP_ID}.floor.${partition}`, idempotent: true },
     });
     producer = created.connect().then(() => created);
     producers.set(partition, producer);
@@ -111,13 +105,11 @@ async function commitSlice(producer: Producer, partition: number, outputs: Outpu
     await transaction.sendBatch({
       topicMessages: [...byTopic].map(([to, messages]) => ({ topic: to, messages })),
     });
-    if (member === undefined) throw new Error('a batch before the group was joined');
-    // With the member's generation (KIP-447), as the service commits: kafkajs as patched
-    // refuses offsets without it.
+    // With the member's generation (KIP-447), as the service commits: the client takes the
+    // consumer, whose group metadata it sends.
     await transaction.sendOffsets({
-      consumerGroupId: config.KAFKA_GROUP_ID,
+      consumer,
       topics: [{ topic, partitions: [{ partition, offset: String(BigInt(last.offset) + 1n) }] }],
-      consumerGroupMetadata: member,
     });
     await transaction.commit();
   } catch (error) {
@@ -126,16 +118,14 @@ async function commitSlice(producer: Producer, partition: number, outputs: Outpu
   }
 }
 
-const consumer = kafka.consumer({ groupId: config.KAFKA_GROUP_ID });
-/** The group generation this process holds its partitions under. */
-let member: { generationId: number; memberId: string } | undefined;
-consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-  member = { generationId: payload.generationId, memberId: payload.memberId };
+const consumer = kafka.consumer({
+  kafkaJS: { groupId: config.KAFKA_GROUP_ID, fromBeginning: true, autoCommit: false, readUncommitted: false },
+  // A batch is what a fetch brought for the partition, not the client's default 32.
+  'js.consumer.max.batch.size': -1,
 });
 await consumer.connect();
-await consumer.subscribe({ topic, fromBeginning: true });
+await consumer.subscribe({ topics: [topic] });
 await consumer.run({
-  autoCommit: false,
   eachBatchAutoResolve: false,
   partitionsConsumedConcurrently: 3,
   eachBatch: async (payload) => {

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
-import type { Admin, Kafka } from 'kafkajs';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
+import type { Admin, Kafka } from '../src/kafka/client.js';
 import type { TopicNames } from '../src/contract/operations.js';
 import { ROOT, cpuSeconds, peakRssMiB, startNode, stop, type Started } from './processes.js';
 import { dropRun, freshTopics, publishRequests } from './requests.js';
@@ -279,27 +280,29 @@ interface OutcomeCounter {
  * first, and opens the span.
  */
 async function startCounter(kafka: Kafka, topics: TopicNames): Promise<OutcomeCounter> {
+  let onJoin = (): void => undefined;
+  const joined = new Promise<void>((resolve) => (onJoin = resolve));
   const consumer = kafka.consumer({
-    groupId: `${topics.errors}.counter`,
-    readUncommitted: false,
-    maxWaitTimeInMs: 100,
+    kafkaJS: {
+      groupId: `${topics.errors}.counter`,
+      fromBeginning: true,
+      readUncommitted: false,
+      maxWaitTimeInMs: 100,
+    },
+    // A batch is what a fetch brought for the partition, not the client's default 32.
+    'js.consumer.max.batch.size': -1,
+    // The client has no group-join event: its rebalance callback tells when partitions come.
+    rebalance_cb: (error: { code: number }) => {
+      if (error.code === KafkaJS.ErrorCodes.ERR__ASSIGN_PARTITIONS) onJoin();
+    },
   });
   await consumer.connect();
-  await consumer.subscribe({
-    topics: [topics.result('lawsuits-summary'), topics.errors],
-    fromBeginning: true,
-  });
+  await consumer.subscribe({ topics: [topics.result('lawsuits-summary'), topics.errors] });
   const offsets = new Set<string>();
   const requestIds = new Set<string>();
   const span = { first: 0, last: 0, cpuAtFirst: undefined as Record<string, number> | undefined };
   // Set by count(), once the system is up; an outcome before that opens the span all the same.
   let sampling: { cpu: () => Record<string, number>; probe: RunProbe | undefined } | undefined;
-  const joined = new Promise<void>((resolve) => {
-    const off = consumer.on(consumer.events.GROUP_JOIN, () => {
-      off();
-      resolve();
-    });
-  });
   await consumer.run({
     eachBatch: async ({ batch }) => {
       if (span.first === 0 && batch.messages.length > 0) {

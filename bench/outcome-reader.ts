@@ -2,7 +2,7 @@
  * What the latency figures read from outside: a run's outcomes (its results and errors topics)
  * through a read_committed reader, so an outcome counts once its transaction committed.
  */
-import type { Kafka, KafkaMessage } from 'kafkajs';
+import type { Kafka, KafkaMessage } from '../src/kafka/client.js';
 import { requestIdOf } from './measure.js';
 import { round } from './scenario.js';
 
@@ -25,9 +25,12 @@ export async function readOutcomes(
   onFirst: (id: string, message: KafkaMessage, receivedAt: number) => void,
 ): Promise<OutcomeReader> {
   const seen = new Map<string, number>();
-  const reader = kafka.consumer({ groupId, readUncommitted: false, maxWaitTimeInMs: 100 });
+  const reader = kafka.consumer({
+    kafkaJS: { groupId, fromBeginning: true, readUncommitted: false, maxWaitTimeInMs: 100 },
+    'js.consumer.max.batch.size': -1,
+  });
   await reader.connect();
-  await reader.subscribe({ topics, fromBeginning: true });
+  await reader.subscribe({ topics });
   await reader.run({
     eachMessage: async ({ message }) => {
       const receivedAt = Date.now();

@@ -61,7 +61,7 @@ export function startNode(
   const merged = Object.fromEntries(
     Object.entries({ ...process.env, ...env }).filter(([, value]) => value !== undefined),
   );
-  const child = spawn(NODE, ['--disable-warning=TimeoutNegativeWarning', ...nodeArgs(entry)], {
+  const child = spawn(NODE, nodeArgs(entry), {
     cwd: ROOT,
     env: merged,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -184,10 +184,7 @@ export function chart(report: Report, scenarios: Scenario[]): string {
       name: `(backlog) ${backlog.title}`,
       bars: Object.values(backlog.runs).map((run) => resultsBar(`service, ${run.requests}`, run.measured)),
     });
-  return barChart(
-    `verification-gateway vs a plain kafkajs consumer (commit ${String(report.commit)})`,
-    groups,
-  );
+  return barChart(`verification-gateway vs a plain consumer (commit ${String(report.commit)})`, groups);
 }
 
 function resultsBar(label: string, m: Measured): Bar {

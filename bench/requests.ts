@@ -3,15 +3,15 @@
  * backlog of lawsuits-summary requests published before the system starts, and the topics and
  * groups deleted afterwards (a 1M backlog and 256 partitions are not left on a shared broker).
  */
-import { Partitioners, type Admin, type Kafka, type Message } from 'kafkajs';
 import { topicNames, type TopicNames } from '../src/contract/operations.js';
+import type { Admin, Kafka, Message } from '../src/kafka/client.js';
 import { contractTopics, ensureTopics } from '../src/producers/topic-setup.js';
 import { cpfFor } from '../src/sandbox/scenarios.js';
 import type { Measured, Scenario } from './scenario.js';
 
 /** Messages per send: about 800 KB of requests, far below the broker's request size limit. */
 const SEND_SIZE = 10_000;
-/** Producers sending at once, each with one send in flight (kafkajs' idempotence holds per producer). */
+/** Producers sending at once, each with one send in flight. */
 const PRODUCERS = 4;
 
 /** New contract topics for one system's run of a scenario, under a prefix of their own. */
@@ -73,11 +73,7 @@ export async function publishRequests(kafka: Kafka, topic: string, count: number
   await Promise.all(
     Array.from({ length: Math.min(PRODUCERS, sends) }, async (_, producerIndex) => {
       // Idempotent: a retried send under load must not write a request twice (it did, before).
-      const producer = kafka.producer({
-        createPartitioner: Partitioners.DefaultPartitioner,
-        idempotent: true,
-        maxInFlightRequests: 1,
-      });
+      const producer = kafka.producer({ kafkaJS: { idempotent: true, acks: -1 } });
       await producer.connect();
       try {
         for (let send = producerIndex; send < sends; send += PRODUCERS) {

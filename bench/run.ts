@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { createKafka, type Admin, type Kafka } from '../src/kafka/client.js';
 import { inheritedSettings } from './inherited.js';
 import { measure, stackPids } from './measure.js';
 import { buildForBench, FROM_SOURCE, ROOT } from './processes.js';
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     });
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
   buildForBench();
-  const kafka = new Kafka({ clientId: 'bench', brokers: BROKERS.split(','), logLevel: logLevel.NOTHING });
+  const kafka = createKafka({ clientId: 'bench', brokers: BROKERS.split(',') });
   const admin = kafka.admin();
   await admin.connect();
   const report: Record<string, unknown> = {

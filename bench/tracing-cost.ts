@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin, Kafka } from '../src/kafka/client.js';
 import { measure } from './measure.js';
 import { round, type Measured, type Scenario } from './scenario.js';
 

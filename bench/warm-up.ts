@@ -10,7 +10,7 @@
  * small transactions). Nothing of it is reported but its size and duration.
  * BENCH_WARMUP_REQUESTS=0 leaves it out (and makes the run partial).
  */
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin, Kafka } from '../src/kafka/client.js';
 import { measureLatency } from './latency.js';
 import { measure } from './measure.js';
 import { round, warmUpSettings } from './scenario.js';

@@ -10,8 +10,8 @@ import type { FaultContext, Scenario } from './scenarios.js';
 import { nodePart } from './stack.js';
 import { OPERATION } from './traffic.js';
 
-/** The replicas' Kafka request timeout in the suite (run-scenario.ts). */
-export const CHAOS_REQUEST_TIMEOUT_MS = 5_000;
+/** The replicas' Kafka request timeout on a cluster: KAFKA_REQUEST_TIMEOUT_MS's default. */
+export const CHAOS_REQUEST_TIMEOUT_MS = 30_000;
 const IN_SYNC_DEADLINE_MS = 120_000;
 
 function sleep(ms: number): Promise<void> {
@@ -62,7 +62,44 @@ async function withToxic(ctx: FaultContext, nodes: number[], toxics: Toxic[], wh
   return 0;
 }
 
+/**
+ * The node to kill in a coordinator cycle: the active controller when it also coordinates the
+ * service's group or a replica's transactions, else the group's coordinator (named with the
+ * roles it holds).
+ */
+async function coordinatorTarget(ctx: FaultContext): Promise<{ node: number; roles: string[] }> {
+  const view = new ClusterView(ctx.kafka);
+  const controller = await ctx.stack.activeController();
+  const group = await view.groupCoordinator(`${ctx.prefix}.service`);
+  const transactions = new Set<number>();
+  for (let replica = 1; replica <= ctx.replicas.length; replica += 1)
+    transactions.add(await view.transactionCoordinator(replicaTransactionalId(ctx.prefix, replica)));
+  const rolesOf = (node: number): string[] => [
+    ...(node === controller ? ['active controller'] : []),
+    ...(node === group ? ['group coordinator'] : []),
+    ...(transactions.has(node) ? ['transaction coordinator'] : []),
+  ];
+  const node = rolesOf(controller).length > 1 ? controller : group;
+  return { node, roles: rolesOf(node) };
+}
+
 export const CLUSTER_SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'coordinator-kills',
+    cluster: 'only',
+    description:
+      'SIGKILL, cycle after cycle (--kill-cycles), of the node that coordinates the group (the active controller when it coordinates too); down, then started again',
+    async fault(ctx) {
+      let kills = 0;
+      for (let cycle = 1; cycle <= ctx.settings.killCycles; cycle += 1) {
+        const { node, roles } = await coordinatorTarget(ctx);
+        kills += await killNode(ctx, node, `cycle ${cycle}: ${roles.join(', ')}`);
+        // Some traffic between faults: each kill hits a cluster in its steady state.
+        await sleep(5_000);
+      }
+      return kills;
+    },
+  },
   {
     name: 'leader-kill',
     cluster: 'only',
@@ -85,7 +122,7 @@ export const CLUSTER_SCENARIOS: readonly Scenario[] = [
     cluster: 'only',
     description: 'SIGKILL of the active KRaft controller (a combined node); started again later',
     async fault(ctx) {
-      return killNode(ctx, await new ClusterView(ctx.kafka).controller(), 'active controller');
+      return killNode(ctx, await ctx.stack.activeController(), 'active controller');
     },
   },
   {

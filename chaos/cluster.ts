@@ -1,12 +1,13 @@
 /**
  * What the cluster scenarios need to know and do on a three-node stack: which node leads a
- * partition, coordinates a transactional id or controls the cluster; when every partition is
- * in sync again; and the Toxiproxy in front of each node (stack/toxiproxy.sh).
+ * partition or coordinates a transactional id (the active controller: ChaosStack); when every
+ * partition is in sync again; and the Toxiproxy in front of each node (stack/toxiproxy.sh).
  */
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from '../src/kafka/client.js';
 
-/** Partitions of __transaction_state in the stack (stack/up.sh). */
+/** Partitions of __transaction_state and __consumer_offsets in the stack (stack/kafka-broker.properties). */
 const TRANSACTION_STATE_PARTITIONS = 10;
+const CONSUMER_OFFSETS_PARTITIONS = 10;
 
 /** Java's String.hashCode, which Kafka hashes a transactional id with. */
 export function javaHashCode(text: string): number {
@@ -32,7 +33,7 @@ export function replicaTransactionalId(prefix: string, replica: number): string 
 export class ClusterView {
   constructor(private readonly kafka: Kafka) {}
 
-  private async withAdmin<T>(work: (admin: ReturnType<Kafka['admin']>) => Promise<T>): Promise<T> {
+  private async withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
@@ -42,15 +43,11 @@ export class ClusterView {
     }
   }
 
-  async controller(): Promise<number> {
-    return this.withAdmin(async (admin) => (await admin.describeCluster()).controller ?? 1);
-  }
-
   /** Leader of each partition of a topic. */
   async leaders(topic: string): Promise<Map<number, number>> {
     return this.withAdmin(async (admin) => {
-      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-      return new Map((topics[0]?.partitions ?? []).map((p) => [p.partitionId, p.leader]));
+      const [metadata] = await admin.fetchTopicMetadata({ topics: [topic] });
+      return new Map((metadata?.partitions ?? []).map((p) => [p.partitionId, p.leader]));
     });
   }
 
@@ -68,10 +65,16 @@ export class ClusterView {
     return leaders.get(transactionStatePartition(transactionalId)) ?? 1;
   }
 
+  /** The node coordinating a consumer group: the leader of its __consumer_offsets partition. */
+  async groupCoordinator(groupId: string): Promise<number> {
+    const leaders = await this.leaders('__consumer_offsets');
+    return leaders.get(transactionStatePartition(groupId, CONSUMER_OFFSETS_PARTITIONS)) ?? 1;
+  }
+
   /** True once every partition of the given topics has all `replicas` in sync. */
   async inSync(topics: string[], replicas: number): Promise<boolean> {
     return this.withAdmin(async (admin) => {
-      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+      const metadata = await admin.fetchTopicMetadata({ topics });
       return metadata.every((t) => t.partitions.every((p) => p.isr.length >= replicas && p.leader >= 0));
     });
   }

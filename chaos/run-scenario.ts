@@ -6,9 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Kafka } from 'kafkajs';
+import type { Kafka } from '../src/kafka/client.js';
 import { fingerprintOf, type Sandbox } from '../src/sandbox/index.js';
-import { CHAOS_REQUEST_TIMEOUT_MS } from './cluster-scenarios.js';
 import { replicaTransactionalId } from './cluster.js';
 import { misframedValues } from './framing.js';
 import { Replica } from './replicas.js';
@@ -72,9 +71,9 @@ function replicaEnv(ctx: RunContext, prefix: string, partitions: number): Record
     BREAKER_COOLDOWN_MS: '3000',
     SHUTDOWN_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'info',
-    // A cluster replicates every topic three ways (min.insync.replicas=2 from the brokers).
+    // A cluster replicates every topic three ways (min.insync.replicas=2 from the brokers), and
+    // its replicas keep the default request timeout (CHAOS_REQUEST_TIMEOUT_MS).
     TOPIC_REPLICATION_FACTOR: String(ctx.stack.brokers),
-    KAFKA_REQUEST_TIMEOUT_MS: String(CHAOS_REQUEST_TIMEOUT_MS),
   };
 }
 

@@ -2,7 +2,7 @@
  * The faults. Each one runs while the request stream flows; it returns once the fault is over
  * (the killed part is back), which is when the recovery time starts.
  */
-import type { Kafka } from 'kafkajs';
+import type { Kafka } from '../src/kafka/client.js';
 import type { Sandbox } from '../src/sandbox/index.js';
 import { CLUSTER_SCENARIOS } from './cluster-scenarios.js';
 import type { Replica } from './replicas.js';

@@ -15,6 +15,8 @@ export type StackPart = 'kafka' | 'kafka-2' | 'kafka-3' | 'registry' | 'redis';
 export interface StackPorts {
   kafka: number;
   controller: number;
+  /** The SASL_SSL listener stack/up.sh adds (unused by the suite, moved all the same). */
+  secure: number;
   registry: number;
   management: number;
   redis: number;
@@ -26,6 +28,7 @@ export function shiftedPorts(offset: number): StackPorts {
   return {
     kafka: 9092 + offset,
     controller: 9093 + offset,
+    secure: 9094 + offset,
     registry: 8081 + offset,
     management: 8082 + offset,
     redis: 6379 + offset,
@@ -77,6 +80,31 @@ export class ChaosStack {
     await this.script('up.sh');
   }
 
+  /**
+   * The node id of the active KRaft controller, the quorum's leader, from Kafka's own tool: a
+   * broker's DescribeCluster names any live broker as the controller under KRaft (KIP-919).
+   */
+  async activeController(): Promise<number> {
+    const controllers = this.nodeIds.map((id) => `127.0.0.1:${this.ports.controller + 10 * (id - 1)}`);
+    const { stdout } = await run(
+      'java',
+      [
+        '-XX:TieredStopAtLevel=1',
+        '-cp',
+        join(this.dir, 'kafka', 'libs', '*'),
+        'org.apache.kafka.tools.MetadataQuorumCommand',
+        '--bootstrap-controller',
+        controllers.join(','),
+        'describe',
+        '--status',
+      ],
+      { timeout: 60_000 },
+    );
+    const leader = /^LeaderId:\s*(\d+)/m.exec(stdout)?.[1];
+    if (leader === undefined) throw new Error(`no LeaderId in the metadata quorum's status: ${stdout}`);
+    return Number(leader);
+  }
+
   /** Stops the stack and deletes its data. */
   async down(): Promise<void> {
     await this.script('down.sh');
@@ -109,6 +137,7 @@ export class ChaosStack {
         STACK_DIR: this.dir,
         KAFKA_PORT: String(this.ports.kafka),
         KAFKA_CONTROLLER_PORT: String(this.ports.controller),
+        KAFKA_SECURE_PORT: String(this.ports.secure),
         REGISTRY_PORT: String(this.ports.registry),
         REGISTRY_MANAGEMENT_PORT: String(this.ports.management),
         REDIS_PORT: String(this.ports.redis),

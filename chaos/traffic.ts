@@ -3,8 +3,8 @@
  * read_committed observer that counts, per requestId, the copies in the request topic and the
  * outcomes (results and dead letters) written for them.
  */
-import { Partitioners, type Consumer, type Kafka, type Producer } from 'kafkajs';
 import { topicNames } from '../src/contract/operations.js';
+import type { Consumer, Kafka, Producer } from '../src/kafka/client.js';
 import { cpfFor } from '../src/sandbox/index.js';
 
 export const OPERATION = 'lawsuits-summary';
@@ -32,9 +32,12 @@ export class RequestStream {
     private readonly tag: string,
     private readonly cpfOffset: number,
   ) {
+    // Not idempotent, as many an upstream is: a send retried after the broker wrote it is a
+    // duplicate request, which the observer counts. A send fails within seconds while the
+    // cluster cannot take it (then tried again with the next tick), not after five minutes.
     this.producer = kafka.producer({
-      createPartitioner: Partitioners.DefaultPartitioner,
-      retry: { retries: 3, maxRetryTime: 2_000 },
+      kafkaJS: { idempotent: false, acks: -1, retry: { retries: 3, maxRetryTime: 2_000 } },
+      'message.timeout.ms': 10_000,
     });
   }
 
@@ -132,17 +135,23 @@ export class OutcomeObserver {
     this.requestTopic = topics.request(OPERATION);
     this.errorsTopic = topics.errors;
     this.topics = [this.requestTopic, topics.result(OPERATION), topics.errors];
+    // read_committed: an outcome counts once its transaction committed. The client rejoins by
+    // itself after a broker outage (no restartOnFailure to set).
     this.consumer = kafka.consumer({
-      groupId: `${prefix}.chaos-observer`,
-      readUncommitted: false,
-      maxWaitTimeInMs: 100,
-      retry: { retries: 1_000, maxRetryTime: 2_000, restartOnFailure: () => Promise.resolve(true) },
+      kafkaJS: {
+        groupId: `${prefix}.chaos-observer`,
+        fromBeginning: true,
+        readUncommitted: false,
+        maxWaitTimeInMs: 100,
+        retry: { retries: 1_000, maxRetryTime: 2_000 },
+      },
+      'js.consumer.max.batch.size': -1,
     });
   }
 
   async start(): Promise<void> {
     await this.consumer.connect();
-    await this.consumer.subscribe({ topics: this.topics, fromBeginning: true });
+    await this.consumer.subscribe({ topics: this.topics });
     await this.consumer.run({
       eachMessage: ({ topic, partition, message }) => {
         const where = `${topic}:${partition}:${message.offset}`;

@@ -4,7 +4,7 @@
  * CPU per request for each, and large against small. The goal (issue 12): peak RSS over 1M
  * within 1.1× of 100k, so memory is bounded by the service's windows, not by the lag.
  */
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin, Kafka } from '../../src/kafka/client.js';
 import { measure, type RunProbe } from '../measure.js';
 import { rssMiB } from '../processes.js';
 import {

@@ -9,7 +9,7 @@
  * alike. One round each put 256 against 6 anywhere from 0.97 to 1.31 in CPU per request, over
  * runs of the same code.
  */
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin, Kafka } from '../../src/kafka/client.js';
 import { measure } from '../measure.js';
 import { connectionsAndTransactions } from '../probes.js';
 import { ADMIN_PORT, exactlyOnce, relativeTo, round, type Measured, type Scenario } from '../scenario.js';

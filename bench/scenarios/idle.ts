@@ -7,7 +7,8 @@
  * after BENCH_IDLE_SETTLE_SECONDS (20), its CPU over BENCH_IDLE_SECONDS (60) from
  * /proc/<pid>/stat, and its RSS. /metrics is read only outside that span: a scrape costs CPU too.
  */
-import { AssignerProtocol, type Admin, type Kafka } from 'kafkajs';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
+import type { Admin, Kafka } from '../../src/kafka/client.js';
 import { OPERATIONS, type TopicNames } from '../../src/contract/operations.js';
 import { startSystem } from '../measure.js';
 import { brokerConnections, serviceMetric } from '../probes.js';
@@ -114,10 +115,8 @@ async function untilAssigned(admin: Admin, groupId: string): Promise<number> {
   await until(async () => {
     const [group] = (await admin.describeGroups([groupId])).groups;
     assigned = 0;
-    for (const member of group?.state === 'Stable' ? group.members : []) {
-      const decoded = AssignerProtocol.MemberAssignment.decode(member.memberAssignment);
-      for (const partitions of Object.values(decoded?.assignment ?? {})) assigned += partitions.length;
-    }
+    const stable = group?.state === KafkaJS.ConsumerGroupStates.STABLE;
+    for (const member of stable ? group.members : []) assigned += member.assignment.topicPartitions.length;
     return assigned >= ASSIGNED;
   }, `its ${ASSIGNED} partitions assigned`);
   return assigned;

@@ -10,7 +10,7 @@
  * sliding second the vendor saw, late slots, commit rounds per second and the broker's CPU, the
  * service's peak RSS, exactly once over both lanes.
  */
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin, Kafka } from '../../src/kafka/client.js';
 import { produceSteadily } from '../latency.js';
 import { freshTopics, dropRun, publishRequests } from '../requests.js';
 import { cpuSeconds, peakRssMiB, stop, type Started } from '../processes.js';
