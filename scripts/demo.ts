@@ -6,7 +6,7 @@
  *
  *   docker compose run --rm demo        # or: npx tsx scripts/demo.ts, with the settings above
  */
-import { Kafka, logLevel } from 'kafkajs';
+import { createKafka } from '../src/kafka/client.js';
 import { topicNames } from '../src/contract/operations.js';
 import { runDemo } from '../src/demo/demo.js';
 import { createRegistryClient } from '../src/producers/registry-client.js';
@@ -26,7 +26,7 @@ if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
 const write = (line: string): void => void process.stdout.write(`${line}\n`);
 const started = Date.now();
 const { outcomes, expected, unanswered } = await runDemo({
-  kafka: new Kafka({ clientId: 'demo', brokers, logLevel: logLevel.NOTHING }),
+  kafka: createKafka({ clientId: 'demo', brokers }),
   topics: topicNames(env.TOPIC_PREFIX ?? 'verification'),
   codec: env.SCHEMA_REGISTRY_URL
     ? registryCodec(createRegistryClient(env.SCHEMA_REGISTRY_URL), new Map())
