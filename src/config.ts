@@ -29,6 +29,7 @@ import {
   unlessBlank,
 } from './config-fields.js';
 import {
+  checkRedisTransport,
   kafkaSecurity,
   registryAuth,
   transportEnvShape,
@@ -275,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     settingGiven(env, name),
   );
   checkSettingPairs(rest);
+  checkRedisTransport(rest, settingGiven(env, 'REDIS_PASSWORD'));
   const atRest = readAtRest(
     {
       REDIS_URL: rest.REDIS_URL,
