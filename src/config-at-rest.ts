@@ -25,6 +25,7 @@ export interface AtRestEnv {
 type Blame = (name: 'REDIS_ENCRYPTION_KEYS' | 'REDIS_INDEX_KEY') => string;
 
 const MIN_INDEX_KEY_CHARS = 32;
+const MIN_DISTINCT_KEY_BYTES = 16;
 
 export function readAtRest(env: AtRestEnv, blame: Blame): AtRest | undefined {
   const keys = env.REDIS_ENCRYPTION_KEYS;
@@ -57,7 +58,8 @@ export function readAtRest(env: AtRestEnv, blame: Blame): AtRest | undefined {
  * One key a line, `<id>:<32 bytes in base64>`; blank lines and `#` comments are skipped. The
  * first key seals, every key opens: to rotate, add the new key on the last line everywhere,
  * then move it to the first line, then drop the old one once the dedupe window has passed.
- * Errors name the setting and the line, never the key material.
+ * A key of low entropy (fewer than 16 distinct byte values: 32 zero bytes, one byte repeated)
+ * is refused. Errors name the setting and the line, never the key material.
  */
 export function parseDataKeys(text: string, setting: string): DataKey[] {
   const keys: DataKey[] = [];
@@ -79,6 +81,13 @@ export function parseDataKeys(text: string, setting: string): DataKey[] {
       throw new ConfigError(
         setting,
         `line ${i + 1}: key "${id}" must be 32 bytes in base64 (openssl rand -base64 32)`,
+      );
+    // 32 random bytes hold about 30 distinct values; fewer than 16 is a key typed or derived
+    // by hand (all zeros, one byte repeated, a short phrase), not one of openssl rand's.
+    if (new Set(material).size < MIN_DISTINCT_KEY_BYTES)
+      throw new ConfigError(
+        setting,
+        `line ${i + 1}: key "${id}" is not random (fewer than ${MIN_DISTINCT_KEY_BYTES} distinct byte values): make one with openssl rand -base64 32`,
       );
     if (keys.some((k) => k.id === id))
       throw new ConfigError(setting, `line ${i + 1}: key id "${id}" is listed twice`);

@@ -90,3 +90,43 @@ describe('encryption at rest settings', () => {
     ).toThrow(/^REDIS_ENCRYPTION_KEYS_FILE: line 1: key "k1" must be 32 bytes/);
   });
 });
+
+describe('low-entropy encryption keys are refused at start-up (issue 50, finding 12)', () => {
+  const fifteenValues = Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 7) % 15));
+  it.each([
+    ['32 zero bytes', Buffer.alloc(32)],
+    ['one byte repeated', Buffer.alloc(32, 0x41)],
+    ['fewer than 16 distinct byte values', fifteenValues],
+  ])('%s', (_name, weak) => {
+    const encoded = weak.toString('base64');
+    let caught: unknown;
+    try {
+      loadConfig({
+        ...base,
+        REDIS_ENCRYPTION_KEYS: `k0:${material}\nk1:${encoded}`,
+        REDIS_INDEX_KEY: indexKey,
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(Error);
+    expect((caught as Error).message).toMatch(/^REDIS_ENCRYPTION_KEYS: line 2: key "k1" is not random/);
+    expect((caught as Error).message).not.toContain(encoded);
+    expect(() =>
+      loadConfig({
+        ...base,
+        REDIS_ENCRYPTION_KEYS_FILE: file('weak-keys', `k1:${encoded}\n`),
+        REDIS_INDEX_KEY: indexKey,
+      }),
+    ).toThrow(/^REDIS_ENCRYPTION_KEYS_FILE: line 1: key "k1" is not random/);
+  });
+
+  it('accepts keys made by openssl rand -base64 32', () => {
+    for (let i = 0; i < 200; i++) {
+      const key = randomBytes(32).toString('base64');
+      expect(
+        loadConfig({ ...base, REDIS_ENCRYPTION_KEYS: `k1:${key}`, REDIS_INDEX_KEY: indexKey }).atRest,
+      ).toBeDefined();
+    }
+  });
+});
