@@ -227,6 +227,8 @@ const envSchema = z.object({
   CONSOLE_TOKENS: unlessBlank(z.string().min(1)),
   /** The console's cookies carry Secure: set it where browsers reach the admin listener over https. */
   CONSOLE_SECURE_COOKIES: bool(false),
+  /** Only CONSOLE_TOKENS' named tokens log in: audit events then always name a person. */
+  CONSOLE_REQUIRE_NAMED_TOKENS: bool(false),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -270,10 +272,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const detail = issue?.path.slice(1).join('.');
     throw new ConfigError(setting, `${detail ? `${detail}: ` : ''}${issue?.message ?? 'invalid'}`);
   }
-  const { VENDOR_LIMITS, CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, CONSOLE_TOKENS, ...withKeys } = parsed.data;
+  const {
+    VENDOR_LIMITS,
+    CONSOLE_TOKEN,
+    CONSOLE_OPERATOR_TOKEN,
+    CONSOLE_TOKENS,
+    CONSOLE_REQUIRE_NAMED_TOKENS,
+    ...withKeys
+  } = parsed.data;
   const { REDIS_ENCRYPTION_KEYS, REDIS_INDEX_KEY, ...rest } = withKeys;
-  const consoleTokens = readConsoleTokens({ CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, CONSOLE_TOKENS }, (name) =>
-    settingGiven(env, name),
+  const consoleTokens = readConsoleTokens(
+    { CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, CONSOLE_TOKENS, CONSOLE_REQUIRE_NAMED_TOKENS },
+    (name) => settingGiven(env, name),
   );
   checkSettingPairs(rest);
   checkRedisTransport(rest, settingGiven(env, 'REDIS_PASSWORD'));

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { ConsoleTokens } from '../config.js';
-import type { ConsoleRole } from '../config-console.js';
+import { isSharedName, type ConsoleRole } from '../config-console.js';
 
 /**
  * Console access: a token is exchanged once for a session cookie (HttpOnly, SameSite=Strict,
@@ -58,7 +58,10 @@ export function createSessions(tokens: ConsoleTokens, store: SessionStore): Sess
     },
     async get(id) {
       if (id === undefined || id === '') return undefined;
-      return store.get(sessionHash(id));
+      const identity = await store.get(sessionHash(id));
+      // Opened with a shared token before named tokens were required: it no longer opens.
+      if (identity && tokens.namedOnly === true && isSharedName(identity.actor)) return undefined;
+      return identity;
     },
     async close(id) {
       if (id !== undefined && id !== '') await store.delete(sessionHash(id));

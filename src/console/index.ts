@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ConsoleTokens } from '../config.js';
+import { isSharedName } from '../config-console.js';
 import type { AuditContext } from '../audit/scan.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import {
@@ -157,6 +158,17 @@ function registerLogin(scope: FastifyInstance, sessions: Sessions, deps: Console
           : 'console login refused: wrong token',
       );
       return reply.code(401).view('login', { error: 'That token was refused.', role: undefined });
+    }
+    if (deps.tokens.namedOnly === true && isSharedName(identity.actor)) {
+      // A right token, not a guess: the throttle does not count it.
+      deps.logger.warn(
+        { role: identity.role },
+        'console login refused: a shared token, and named tokens are required',
+      );
+      return reply.code(403).view('login', {
+        error: 'Shared tokens are not accepted here: log in with your own token.',
+        role: undefined,
+      });
     }
     await throttle.succeeded(request.ip);
     await sessions.close(request.cookies[SESSION_COOKIE]);
