@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createSecretKey, type KeyObject } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ConsoleTokens } from '../config.js';
+import type { AtRest } from '../config-at-rest.js';
 import { isSharedName } from '../config-console.js';
 import type { AuditContext } from '../audit/scan.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -44,6 +45,8 @@ export interface ConsoleDeps {
   loginThrottle?: LoginThrottleLimits;
   /** Sessions and the login throttle are kept there when given (a restart keeps them). */
   redis?: Redis | undefined;
+  /** The keys of encryption at rest (absent: ALLOW_PLAINTEXT_REDIS, or no Redis). */
+  atRest?: AtRest | undefined;
 }
 
 /**
@@ -132,6 +135,7 @@ function registerLogin(scope: FastifyInstance, sessions: Sessions, deps: Console
     secure: deps.secureCookies === true,
   };
   const throttle = createLoginThrottle(
+    loginThrottleKey(deps),
     deps.loginThrottle,
     deps.redis ? { redis: deps.redis, prefix: deps.prefix } : undefined,
   );
@@ -195,6 +199,17 @@ export function page(
 ): FastifyReply {
   const csrf = reply.generateCsrf({ userInfo: request.cookies[SESSION_COOKIE] ?? '' });
   return reply.view(view, { ...data, role: roleOf(request), csrf });
+}
+
+/**
+ * The HMAC key of the login throttle's keys: derived from REDIS_INDEX_KEY where Redis is
+ * sealed, else from the console tokens; the same on every replica, never stored.
+ */
+function loginThrottleKey(deps: Pick<ConsoleDeps, 'tokens' | 'atRest'>): KeyObject {
+  if (deps.atRest) return deps.atRest.index.deriveKey('console-login-throttle');
+  const hash = createHash('sha256').update('console-login-throttle');
+  for (const { token } of deps.tokens.tokens) hash.update('\u0000').update(token);
+  return createSecretKey(hash.digest());
 }
 
 /** The CSRF tokens' HMAC key, from the console tokens: the same on every replica, never stored. */

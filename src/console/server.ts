@@ -60,6 +60,7 @@ export async function attachConsole(
     now: () => new Date(),
     secureCookies: config.CONSOLE_SECURE_COOKIES,
     redis: deps.redis,
+    atRest: config.atRest,
   });
   logger.info('console on the admin listener');
   return async () => {
