@@ -1,4 +1,6 @@
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { OnRefused } from '../at-rest/refusals.js';
 import type { ReplicaFigures, StatusSource } from './status.js';
 
 /**
@@ -39,29 +41,75 @@ export function startHeartbeat(
   };
 }
 
-/** Every live replica's figures, from the hash; figures older than the TTL are dropped. */
+const laneFiguresSchema = z.object({ calls: z.number(), queued: z.number(), oldestWaitMs: z.number() });
+
+/** The figures a replica writes (status.ts), as the page sums them: one field of another shape is refused. */
+const replicaFiguresSchema = z.object({
+  replica: z.string(),
+  at: z.number(),
+  operations: z.record(
+    z.string(),
+    z.object({
+      calls: z.number(),
+      inFlight: z.number().nullable(),
+      breaker: z.string(),
+      ratePerSecond: z.number(),
+      spendCapPerHour: z.number().nullable(),
+      callsThisHour: z.number(),
+      deadLetters: z.record(z.string(), z.number()),
+      paused: z.array(z.string()),
+      hanging: z.array(z.string()).optional(),
+      lanes: z.record(z.string(), laneFiguresSchema).optional(),
+    }),
+  ),
+});
+
+export interface RedisStatusOptions {
+  now?: () => number;
+  /** A field that is not figures this service writes: skipped (and dropped), the page renders. */
+  onRefused?: OnRefused;
+}
+
+/**
+ * Every live replica's figures, from the hash. Figures older than the TTL are dropped, and so is
+ * a field that does not hold figures (a bug of another version, or a write to Redis not ours):
+ * one such field must not take the page down for everyone.
+ */
 export function redisStatusSource(
   redis: Redis,
   prefix: string,
   lag: StatusSource['lag'],
-  now: () => number = Date.now,
+  options: RedisStatusOptions = {},
 ): StatusSource {
   const key = heartbeatsKey(prefix);
+  const now = options.now ?? Date.now;
   return {
     lag,
     async replicas() {
       const fields = await redis.hgetall(key);
       const live: ReplicaFigures[] = [];
-      const stale: string[] = [];
+      const dropped: string[] = [];
       for (const [replica, value] of Object.entries(fields)) {
-        const figures = JSON.parse(value) as ReplicaFigures;
-        if (figures.at >= now() - TTL_SECONDS * 1000) live.push(figures);
-        else stale.push(replica);
+        const figures = readFigures(value);
+        if (figures === undefined) options.onRefused?.('malformed');
+        if (figures !== undefined && figures.at >= now() - TTL_SECONDS * 1000) live.push(figures);
+        else dropped.push(replica);
       }
-      if (stale.length > 0) await redis.hdel(key, ...stale).catch(() => undefined);
+      if (dropped.length > 0) await redis.hdel(key, ...dropped).catch(() => undefined);
       return live;
     },
   };
+}
+
+function readFigures(value: string): ReplicaFigures | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  const figures = replicaFiguresSchema.safeParse(parsed);
+  return figures.success ? figures.data : undefined;
 }
 
 export function localStatusSource(figures: () => ReplicaFigures, lag: StatusSource['lag']): StatusSource {

@@ -10,6 +10,7 @@ import { kafkaAuditLog } from '../audit/audit-log.js';
 import { consumerLag } from './lag.js';
 import { localStatusSource, redisStatusSource, startHeartbeat } from './heartbeat.js';
 import { registerConsole } from './index.js';
+import { reportRefusals, type RefusalReason, type RefusedValueStore } from '../at-rest/refusals.js';
 import type { ReplicaFigures } from './status.js';
 
 /**
@@ -21,7 +22,14 @@ export async function attachConsole(
   app: FastifyInstance,
   config: Config,
   tokens: ConsoleTokens,
-  deps: { kafka: Kafka; redis: Redis | undefined; logger: Logger; figures: () => ReplicaFigures },
+  deps: {
+    kafka: Kafka;
+    redis: Redis | undefined;
+    logger: Logger;
+    figures: () => ReplicaFigures;
+    /** Counts the values read back from Redis and refused (the service's metric). */
+    countRefused: (store: RefusedValueStore, reason: RefusalReason) => void;
+  },
 ): Promise<() => Promise<void>> {
   // The service's own settings, TLS and SASL included, with a client id of the console's.
   const auditConfig: AuditConfig = Object.freeze({
@@ -54,7 +62,9 @@ export async function attachConsole(
     }),
     auditLog,
     status: deps.redis
-      ? redisStatusSource(deps.redis, config.TOPIC_PREFIX, lag)
+      ? redisStatusSource(deps.redis, config.TOPIC_PREFIX, lag, {
+          onRefused: reportRefusals('heartbeat', logger, deps.countRefused),
+        })
       : localStatusSource(deps.figures, lag),
     logger,
     now: () => new Date(),
