@@ -7,11 +7,17 @@ import { SubjectIndex } from './at-rest/subjects.js';
  * The keys of encryption at rest (REDIS_ENCRYPTION_KEYS) and of the subject index
  * (REDIS_INDEX_KEY), both secrets that may come from `<NAME>_FILE`. Redis holds personal data
  * (paid outcomes, pending searches), so a service with REDIS_URL refuses to start without them
- * unless ALLOW_PLAINTEXT_REDIS=true (local use).
+ * unless ALLOW_PLAINTEXT_REDIS=true (local use). With them, only what they sealed is trusted;
+ * REDIS_CLEAR_VALUES_UNTIL lets values an earlier version wrote in clear be read for a while.
  */
 export interface AtRest {
   cipher: DataCipher;
   index: SubjectIndex;
+  /**
+   * REDIS_CLEAR_VALUES_UNTIL, epoch ms: until then values an earlier version wrote in clear are
+   * still read (at-rest/stored-values.ts); absent, none is.
+   */
+  clearValuesUntil?: number;
 }
 
 export interface AtRestEnv {
@@ -19,6 +25,10 @@ export interface AtRestEnv {
   REDIS_ENCRYPTION_KEYS?: string | undefined;
   REDIS_INDEX_KEY?: string | undefined;
   ALLOW_PLAINTEXT_REDIS: boolean;
+  /** Epoch ms. */
+  REDIS_CLEAR_VALUES_UNTIL?: number | undefined;
+  /** Bounds REDIS_CLEAR_VALUES_UNTIL (loadConfig always gives it). */
+  DEDUPE_WINDOW_SECONDS?: number;
 }
 
 /** `name` as the operator wrote it: `<name>_FILE` when the value came from a file. */
@@ -27,7 +37,7 @@ type Blame = (name: 'REDIS_ENCRYPTION_KEYS' | 'REDIS_INDEX_KEY') => string;
 const MIN_INDEX_KEY_CHARS = 32;
 const MIN_DISTINCT_KEY_BYTES = 16;
 
-export function readAtRest(env: AtRestEnv, blame: Blame): AtRest | undefined {
+export function readAtRest(env: AtRestEnv, blame: Blame, now: () => number = Date.now): AtRest | undefined {
   const keys = env.REDIS_ENCRYPTION_KEYS;
   const indexKey = env.REDIS_INDEX_KEY;
   if (keys === undefined && indexKey === undefined) {
@@ -51,7 +61,29 @@ export function readAtRest(env: AtRestEnv, blame: Blame): AtRest | undefined {
       `must be at least ${MIN_INDEX_KEY_CHARS} random characters`,
     );
   const setting = blame('REDIS_ENCRYPTION_KEYS');
-  return { cipher: new DataCipher(parseDataKeys(keys, setting), setting), index: new SubjectIndex(indexKey) };
+  const clearValuesUntil = clearWindow(env, now);
+  return {
+    cipher: new DataCipher(parseDataKeys(keys, setting), setting),
+    index: new SubjectIndex(indexKey),
+    ...(clearValuesUntil === undefined ? {} : { clearValuesUntil }),
+  };
+}
+
+/**
+ * The migration window of values written in clear: it ends at a fixed time, at most one dedupe
+ * window after the start that reads the setting (by then every value an earlier version wrote
+ * has expired), so that leaving the setting in place never holds the window open.
+ */
+function clearWindow(env: AtRestEnv, now: () => number): number | undefined {
+  const until = env.REDIS_CLEAR_VALUES_UNTIL;
+  if (until === undefined || env.DEDUPE_WINDOW_SECONDS === undefined) return until;
+  const latest = now() + env.DEDUPE_WINDOW_SECONDS * 1000;
+  if (until > latest)
+    throw new ConfigError(
+      'REDIS_CLEAR_VALUES_UNTIL',
+      `must be at most DEDUPE_WINDOW_SECONDS from now (${new Date(latest).toISOString()}): values written in clear before have expired by then`,
+    );
+  return until;
 }
 
 /**

@@ -100,6 +100,18 @@ const envSchema = z.object({
   REDIS_INDEX_KEY: z.string().min(1, 'must not be blank').optional(),
   /** Paid outcomes and pending searches in clear in Redis: for local use only. */
   ALLOW_PLAINTEXT_REDIS: bool(false),
+  /**
+   * With the keys: until when values an earlier version wrote in clear are still read (an ISO
+   * 8601 time, within DEDUPE_WINDOW_SECONDS of start-up); unset, none is (config-at-rest.ts).
+   */
+  REDIS_CLEAR_VALUES_UNTIL: unlessBlank(
+    z.iso
+      .datetime({
+        offset: true,
+        error: 'must be an ISO 8601 time with its offset, e.g. 2026-12-01T12:00:00Z',
+      })
+      .transform((text) => Date.parse(text)),
+  ),
   // The client's own rules (vendor-api/options.ts), checked here to name the setting before start-up.
   VENDOR_BASE_URL: z
     .string({ error: 'is required: the vendor API base URL, http(s)' })
@@ -252,7 +264,7 @@ export interface TransportSecurity {
   registryAuth: Readonly<RegistryAuth> | undefined;
 }
 
-type AtRestSettings = 'REDIS_ENCRYPTION_KEYS' | 'REDIS_INDEX_KEY';
+type AtRestSettings = 'REDIS_ENCRYPTION_KEYS' | 'REDIS_INDEX_KEY' | 'REDIS_CLEAR_VALUES_UNTIL';
 
 export type Config = Readonly<
   Omit<Env, 'VENDOR_LIMITS' | TokenSettings | AtRestSettings> & {
@@ -280,7 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     CONSOLE_REQUIRE_NAMED_TOKENS,
     ...withKeys
   } = parsed.data;
-  const { REDIS_ENCRYPTION_KEYS, REDIS_INDEX_KEY, ...rest } = withKeys;
+  const { REDIS_ENCRYPTION_KEYS, REDIS_INDEX_KEY, REDIS_CLEAR_VALUES_UNTIL, ...rest } = withKeys;
   const consoleTokens = readConsoleTokens(
     { CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, CONSOLE_TOKENS, CONSOLE_REQUIRE_NAMED_TOKENS },
     (name) => settingGiven(env, name),
@@ -293,6 +305,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       REDIS_ENCRYPTION_KEYS,
       REDIS_INDEX_KEY,
       ALLOW_PLAINTEXT_REDIS: rest.ALLOW_PLAINTEXT_REDIS,
+      REDIS_CLEAR_VALUES_UNTIL,
+      DEDUPE_WINDOW_SECONDS: rest.DEDUPE_WINDOW_SECONDS,
     },
     (name) => settingGiven(env, name),
   );

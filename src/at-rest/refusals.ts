@@ -6,11 +6,15 @@ import type { Logger } from 'pino';
  * (verification_redis_values_refused_total{store,reason}) and logged with the store and the
  * reason only: never the Redis key nor the value, which may name a person.
  */
-export const REFUSED_VALUE_STORES = ['heartbeat'] as const;
+export const REFUSED_VALUE_STORES = ['paid-outcome', 'pending-search', 'heartbeat'] as const;
 export type RefusedValueStore = (typeof REFUSED_VALUE_STORES)[number];
 
-/** `malformed`: not the shape this service writes (a value it could not have written). */
-export const REFUSAL_REASONS = ['malformed'] as const;
+/**
+ * `clear`: in clear where values are sealed (past REDIS_CLEAR_VALUES_UNTIL); `unopenable`:
+ * sealed, but not with this service's keys (altered, moved, or sealed with other bytes);
+ * `malformed`: not the shape this service writes.
+ */
+export const REFUSAL_REASONS = ['clear', 'unopenable', 'malformed'] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 /** What a store calls when it refuses a value it read. */

@@ -67,7 +67,7 @@ describe('personal data at rest in Redis', () => {
     }
   });
 
-  it('rotates keys without downtime, reads values stored in clear, and refuses to start without a key still in use', async () => {
+  it('rotates keys without downtime, reads values stored in clear within REDIS_CLEAR_VALUES_UNTIL, and refuses to start without a key still in use', async () => {
     const prefix = testPrefix('at-rest-rotate');
     const [k1, k2] = [key('k1'), key('k2')];
     const sandbox = await stack.sandbox();
@@ -104,10 +104,11 @@ describe('personal data at rest in Redis', () => {
     });
     await redis.set(paidKey('rot-legacy'), clear, 'EX', 600);
 
-    // After the rotation: k2 seals, k1 still opens.
+    // After the rotation: k2 seals, k1 still opens; values in clear are read for the migration.
     const second = await stack.service(prefix, sandbox, {
       REDIS_ENCRYPTION_KEYS: `${k2}\n${k1}`,
       REDIS_INDEX_KEY: INDEX_KEY,
+      REDIS_CLEAR_VALUES_UNTIL: new Date(Date.now() + 10 * 60_000).toISOString(),
     });
     await publish(stack.kafka, topic, [
       request('rot-1', 39_101),

@@ -130,3 +130,36 @@ describe('low-entropy encryption keys are refused at start-up (issue 50, finding
     }
   });
 });
+
+describe('REDIS_CLEAR_VALUES_UNTIL, the migration window of values written in clear (issue 50, finding 2)', () => {
+  const keys = { REDIS_ENCRYPTION_KEYS: `k1:${material}`, REDIS_INDEX_KEY: indexKey };
+
+  it('is closed unless given: no value in clear is read', () => {
+    expect(loadConfig({ ...base, ...keys }).atRest?.clearValuesUntil).toBeUndefined();
+  });
+
+  it('reads an ISO 8601 time within the dedupe window of start-up', () => {
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    expect(loadConfig({ ...base, ...keys, REDIS_CLEAR_VALUES_UNTIL: until }).atRest?.clearValuesUntil).toBe(
+      Date.parse(until),
+    );
+    // A time past is accepted, and reads nothing: the window has ended by itself.
+    const past = '2020-01-01T00:00:00Z';
+    expect(loadConfig({ ...base, ...keys, REDIS_CLEAR_VALUES_UNTIL: past }).atRest?.clearValuesUntil).toBe(
+      Date.parse(past),
+    );
+  });
+
+  it.each([
+    [{ REDIS_CLEAR_VALUES_UNTIL: 'next week' }, /^REDIS_CLEAR_VALUES_UNTIL: must be an ISO 8601 time/],
+    [
+      {
+        REDIS_CLEAR_VALUES_UNTIL: new Date(Date.now() + 3 * 3_600_000).toISOString(),
+        DEDUPE_WINDOW_SECONDS: '3600',
+      },
+      /^REDIS_CLEAR_VALUES_UNTIL: must be at most DEDUPE_WINDOW_SECONDS from now/,
+    ],
+  ])('refuses %o, naming it', (override, message) => {
+    expect(() => loadConfig({ ...base, ...keys, ...override })).toThrow(message);
+  });
+});
