@@ -6,7 +6,12 @@ import type { Logger } from 'pino';
  * (verification_redis_values_refused_total{store,reason}) and logged with the store and the
  * reason only: never the Redis key nor the value, which may name a person.
  */
-export const REFUSED_VALUE_STORES = ['paid-outcome', 'pending-search', 'heartbeat'] as const;
+export const REFUSED_VALUE_STORES = [
+  'paid-outcome',
+  'pending-search',
+  'heartbeat',
+  'console-session',
+] as const;
 export type RefusedValueStore = (typeof REFUSED_VALUE_STORES)[number];
 
 /**

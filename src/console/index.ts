@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ConsoleTokens } from '../config.js';
 import type { AtRest } from '../config-at-rest.js';
+import { reportRefusals, type RefusalReason, type RefusedValueStore } from '../at-rest/refusals.js';
 import { isSharedName } from '../config-console.js';
 import type { AuditContext } from '../audit/scan.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -45,8 +46,10 @@ export interface ConsoleDeps {
   loginThrottle?: LoginThrottleLimits;
   /** Sessions and the login throttle are kept there when given (a restart keeps them). */
   redis?: Redis | undefined;
-  /** The keys of encryption at rest (absent: ALLOW_PLAINTEXT_REDIS, or no Redis). */
+  /** The keys of encryption at rest (absent: ALLOW_PLAINTEXT_REDIS, or no Redis): sessions are sealed with them. */
   atRest?: AtRest | undefined;
+  /** Counts the values read back from Redis and refused (the service's metric). */
+  countRefused?: (store: RefusedValueStore, reason: RefusalReason) => void;
 }
 
 /**
@@ -73,7 +76,10 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
   await app.register(
     async (scope) => {
       const store = deps.redis
-        ? redisSessionStore(deps.redis, deps.prefix)
+        ? redisSessionStore(deps.redis, deps.prefix, {
+            atRest: deps.atRest,
+            onRefused: reportRefusals('console-session', deps.logger, deps.countRefused ?? (() => undefined)),
+          })
         : memorySessionStore(() => deps.now());
       const sessions = createSessions(deps.tokens, store);
       scope.addHook('onSend', async (_request, reply) => {

@@ -63,6 +63,7 @@ export async function attachConsole(
     secureCookies: config.CONSOLE_SECURE_COOKIES,
     redis: deps.redis,
     atRest: config.atRest,
+    countRefused: deps.countRefused,
   });
   logger.info('console on the admin listener');
   return async () => {

@@ -139,4 +139,46 @@ describe('console sessions and login throttle in Redis (issue 39, N3)', () => {
     expect((await login(sibling, 'wrong-token-2')).statusCode).toBe(401);
     expect((await login(sibling, OPERATOR_TOKEN)).statusCode).toBe(429);
   });
+
+  it('a session value copied under another session id opens nothing, nor one sealed with other bytes (issue 50, finding 1)', async () => {
+    const prefix = `sessions-${randomUUID()}`;
+    const keys = atRestKeys();
+    const refused: string[] = [];
+    const app = await consoleApp(prefix, {
+      atRest: keys,
+      countRefused: (store, reason) => refused.push(`${store}:${reason}`),
+    });
+    const response = await login(app, OPERATOR_TOKEN);
+    const id = response.cookies.find((c) => c.name === 'vg_console')?.value ?? '';
+    expect(
+      (await app.inject({ url: '/console/redrive', headers: { cookie: `vg_console=${id}` } })).statusCode,
+    ).toBe(200);
+    const keyOf = (sessionId: string): string =>
+      `${prefix}:console:session:${createHash('sha256').update(sessionId).digest('base64url')}`;
+    const value = (await redis.getBuffer(keyOf(id))) ?? Buffer.alloc(0);
+    // The operator's own value, under an id of the writer's choice.
+    const moved = randomBytes(32).toString('base64url');
+    await redis.set(keyOf(moved), value, 'PX', 60_000);
+    expect(
+      (await app.inject({ url: '/console/redrive', headers: { cookie: `vg_console=${moved}` } })).statusCode,
+    ).toBe(401);
+    // Sealed as the service seals, with other bytes under the same key id.
+    const forged = randomBytes(32).toString('base64url');
+    const other = atRestKeys();
+    await redis.set(
+      keyOf(forged),
+      other.cipher.seal(JSON.stringify({ role: 'operator', actor: 'anyone' }), keyOf(forged)),
+      'PX',
+      60_000,
+    );
+    expect(
+      (await app.inject({ url: '/console/redrive', headers: { cookie: `vg_console=${forged}` } })).statusCode,
+    ).toBe(401);
+    expect(refused).toEqual(['console-session:unopenable', 'console-session:unopenable']);
+    // Refused values are dropped; the operator's own session goes on.
+    expect(await redis.exists(keyOf(moved), keyOf(forged))).toBe(0);
+    expect(
+      (await app.inject({ url: '/console/redrive', headers: { cookie: `vg_console=${id}` } })).statusCode,
+    ).toBe(200);
+  });
 });
