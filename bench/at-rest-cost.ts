@@ -8,9 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { DataCipher } from '../src/at-rest/cipher.js';
-import { openStored, sealForRedis } from '../src/at-rest/stored-values.js';
+import { SubjectIndex } from '../src/at-rest/subjects.js';
+import { openStoredValue, sealForRedis } from '../src/at-rest/stored-values.js';
 
 const cipher = new DataCipher([{ id: 'bench', material: randomBytes(32) }], 'REDIS_ENCRYPTION_KEYS');
+const atRest = { cipher, index: new SubjectIndex(randomBytes(32).toString('base64')) };
 const ROUNDS = Number(process.env.BENCH_AT_REST_ROUNDS ?? 5);
 
 function outcome(bytes: number): object {
@@ -32,7 +34,9 @@ function roundTrip(value: object, sealed: boolean): number {
   const encoded = json.length < 16 * 1024 ? json : gzipSync(json, { level: constants.Z_BEST_SPEED });
   const stored = sealForRedis(sealed ? cipher : undefined, encoded, 'vg:idempotency:request:paid:r');
   const buffer = Buffer.isBuffer(stored) ? stored : Buffer.from(stored);
-  const plain = openStored(sealed ? cipher : undefined, buffer, 'vg:idempotency:request:paid:r');
+  const opened = openStoredValue(sealed ? atRest : undefined, buffer, 'vg:idempotency:request:paid:r');
+  if (!('plain' in opened)) throw new Error(`the value was refused (${opened.refused})`);
+  const plain = opened.plain;
   const text = plain[0] === 0x1f ? gunzipSync(plain).toString('utf8') : plain.toString('utf8');
   return text.length;
 }

@@ -7,11 +7,17 @@ import { SubjectIndex } from './at-rest/subjects.js';
  * The keys of encryption at rest (REDIS_ENCRYPTION_KEYS) and of the subject index
  * (REDIS_INDEX_KEY), both secrets that may come from `<NAME>_FILE`. Redis holds personal data
  * (paid outcomes, pending searches), so a service with REDIS_URL refuses to start without them
- * unless ALLOW_PLAINTEXT_REDIS=true (local use).
+ * unless ALLOW_PLAINTEXT_REDIS=true (local use). With them, only what they sealed is trusted;
+ * REDIS_CLEAR_VALUES_UNTIL lets values an earlier version wrote in clear be read for a while.
  */
 export interface AtRest {
   cipher: DataCipher;
   index: SubjectIndex;
+  /**
+   * REDIS_CLEAR_VALUES_UNTIL, epoch ms: until then values an earlier version wrote in clear are
+   * still read (at-rest/stored-values.ts); absent, none is.
+   */
+  clearValuesUntil?: number;
 }
 
 export interface AtRestEnv {
@@ -19,14 +25,19 @@ export interface AtRestEnv {
   REDIS_ENCRYPTION_KEYS?: string | undefined;
   REDIS_INDEX_KEY?: string | undefined;
   ALLOW_PLAINTEXT_REDIS: boolean;
+  /** Epoch ms. */
+  REDIS_CLEAR_VALUES_UNTIL?: number | undefined;
+  /** Bounds REDIS_CLEAR_VALUES_UNTIL (loadConfig always gives it). */
+  DEDUPE_WINDOW_SECONDS?: number;
 }
 
 /** `name` as the operator wrote it: `<name>_FILE` when the value came from a file. */
 type Blame = (name: 'REDIS_ENCRYPTION_KEYS' | 'REDIS_INDEX_KEY') => string;
 
 const MIN_INDEX_KEY_CHARS = 32;
+const MIN_DISTINCT_KEY_BYTES = 16;
 
-export function readAtRest(env: AtRestEnv, blame: Blame): AtRest | undefined {
+export function readAtRest(env: AtRestEnv, blame: Blame, now: () => number = Date.now): AtRest | undefined {
   const keys = env.REDIS_ENCRYPTION_KEYS;
   const indexKey = env.REDIS_INDEX_KEY;
   if (keys === undefined && indexKey === undefined) {
@@ -50,14 +61,37 @@ export function readAtRest(env: AtRestEnv, blame: Blame): AtRest | undefined {
       `must be at least ${MIN_INDEX_KEY_CHARS} random characters`,
     );
   const setting = blame('REDIS_ENCRYPTION_KEYS');
-  return { cipher: new DataCipher(parseDataKeys(keys, setting), setting), index: new SubjectIndex(indexKey) };
+  const clearValuesUntil = clearWindow(env, now);
+  return {
+    cipher: new DataCipher(parseDataKeys(keys, setting), setting),
+    index: new SubjectIndex(indexKey),
+    ...(clearValuesUntil === undefined ? {} : { clearValuesUntil }),
+  };
+}
+
+/**
+ * The migration window of values written in clear: it ends at a fixed time, at most one dedupe
+ * window after the start that reads the setting (by then every value an earlier version wrote
+ * has expired), so that leaving the setting in place never holds the window open.
+ */
+function clearWindow(env: AtRestEnv, now: () => number): number | undefined {
+  const until = env.REDIS_CLEAR_VALUES_UNTIL;
+  if (until === undefined || env.DEDUPE_WINDOW_SECONDS === undefined) return until;
+  const latest = now() + env.DEDUPE_WINDOW_SECONDS * 1000;
+  if (until > latest)
+    throw new ConfigError(
+      'REDIS_CLEAR_VALUES_UNTIL',
+      `must be at most DEDUPE_WINDOW_SECONDS from now (${new Date(latest).toISOString()}): values written in clear before have expired by then`,
+    );
+  return until;
 }
 
 /**
  * One key a line, `<id>:<32 bytes in base64>`; blank lines and `#` comments are skipped. The
  * first key seals, every key opens: to rotate, add the new key on the last line everywhere,
  * then move it to the first line, then drop the old one once the dedupe window has passed.
- * Errors name the setting and the line, never the key material.
+ * A key of low entropy (fewer than 16 distinct byte values: 32 zero bytes, one byte repeated)
+ * is refused. Errors name the setting and the line, never the key material.
  */
 export function parseDataKeys(text: string, setting: string): DataKey[] {
   const keys: DataKey[] = [];
@@ -79,6 +113,13 @@ export function parseDataKeys(text: string, setting: string): DataKey[] {
       throw new ConfigError(
         setting,
         `line ${i + 1}: key "${id}" must be 32 bytes in base64 (openssl rand -base64 32)`,
+      );
+    // 32 random bytes hold about 30 distinct values; fewer than 16 is a key typed or derived
+    // by hand (all zeros, one byte repeated, a short phrase), not one of openssl rand's.
+    if (new Set(material).size < MIN_DISTINCT_KEY_BYTES)
+      throw new ConfigError(
+        setting,
+        `line ${i + 1}: key "${id}" is not random (fewer than ${MIN_DISTINCT_KEY_BYTES} distinct byte values): make one with openssl rand -base64 32`,
       );
     if (keys.some((k) => k.id === id))
       throw new ConfigError(setting, `line ${i + 1}: key id "${id}" is listed twice`);

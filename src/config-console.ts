@@ -18,12 +18,23 @@ export interface NamedToken {
  */
 export interface ConsoleTokens {
   tokens: readonly NamedToken[];
+  /**
+   * CONSOLE_REQUIRE_NAMED_TOKENS: the shared tokens are refused at login (and their sessions
+   * no longer open), so that every audit event names a person. Absent: off.
+   */
+  namedOnly?: boolean;
 }
 
-export type TokenSettings = 'CONSOLE_TOKEN' | 'CONSOLE_OPERATOR_TOKEN' | 'CONSOLE_TOKENS';
+export type TokenSettings =
+  'CONSOLE_TOKEN' | 'CONSOLE_OPERATOR_TOKEN' | 'CONSOLE_TOKENS' | 'CONSOLE_REQUIRE_NAMED_TOKENS';
 
 export const SHARED_READ_ONLY = 'shared-read-only';
 export const SHARED_OPERATOR = 'shared-operator';
+
+/** True for the names of CONSOLE_TOKEN and CONSOLE_OPERATOR_TOKEN, which name nobody. */
+export function isSharedName(name: string): boolean {
+  return name === SHARED_READ_ONLY || name === SHARED_OPERATOR;
+}
 
 /**
  * The tokens, each given in its variable or, through withSecretFiles, in `<NAME>_FILE`. The
@@ -32,7 +43,9 @@ export const SHARED_OPERATOR = 'shared-operator';
  * skipped), names and tokens each used once.
  */
 export function readConsoleTokens(
-  env: Readonly<Record<TokenSettings, string | undefined>>,
+  env: Readonly<Record<Exclude<TokenSettings, 'CONSOLE_REQUIRE_NAMED_TOKENS'>, string | undefined>> & {
+    CONSOLE_REQUIRE_NAMED_TOKENS?: boolean;
+  },
   setting: (name: TokenSettings) => string = (name) => name,
 ): Readonly<ConsoleTokens> | undefined {
   const readOnly = env.CONSOLE_TOKEN;
@@ -54,7 +67,14 @@ export function readConsoleTokens(
   if (env.CONSOLE_TOKENS !== undefined)
     tokens.push(...parseNamedTokens(env.CONSOLE_TOKENS, setting('CONSOLE_TOKENS')));
   checkUnique(tokens, setting('CONSOLE_TOKENS'));
-  return tokens.length === 0 ? undefined : Object.freeze({ tokens: Object.freeze(tokens) });
+  if (tokens.length === 0) return undefined;
+  if (env.CONSOLE_REQUIRE_NAMED_TOKENS !== true) return Object.freeze({ tokens: Object.freeze(tokens) });
+  if (env.CONSOLE_TOKENS === undefined)
+    throw new ConfigError(
+      'CONSOLE_REQUIRE_NAMED_TOKENS',
+      'needs CONSOLE_TOKENS (one name:role:token line per operator): the shared tokens alone would let nobody in',
+    );
+  return Object.freeze({ tokens: Object.freeze(tokens), namedOnly: true });
 }
 
 function parseNamedTokens(text: string, setting: string): NamedToken[] {

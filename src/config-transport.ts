@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { bool, unlessBlank } from './config-fields.js';
 import { readSettingFile } from './config-secrets.js';
@@ -23,7 +24,8 @@ export const transportEnvShape = {
   REDIS_PASSWORD: optionalText,
   /**
    * For local use only: SASL without TLS, basic auth to an http schema registry, an http
-   * WEBHOOK_PUBLIC_URL. Each sends credentials or personal data in clear.
+   * WEBHOOK_PUBLIC_URL, a Redis password over redis:// to another host. Each sends credentials
+   * or personal data in clear.
    */
   ALLOW_INSECURE_TRANSPORT: bool(false),
 };
@@ -117,6 +119,32 @@ export function registryAuth(
     );
   }
   return { username, password };
+}
+
+/**
+ * A Redis password travels in clear over `redis://` (the AUTH command, then every value):
+ * refused unless the server is on this host (loopback) or ALLOW_INSECURE_TRANSPORT says so.
+ * `passwordSetting` is the name the password was given under (`REDIS_PASSWORD` or its `_FILE`).
+ * Messages never quote the URL, which may hold the password.
+ */
+export function checkRedisTransport(
+  env: Pick<TransportEnv, 'REDIS_PASSWORD' | 'ALLOW_INSECURE_TRANSPORT'> & { REDIS_URL?: string | undefined },
+  passwordSetting: string,
+): void {
+  if (env.REDIS_URL === undefined || env.ALLOW_INSECURE_TRANSPORT) return;
+  const url = new URL(env.REDIS_URL);
+  if (url.protocol !== 'redis:' || isLoopback(url.hostname)) return;
+  const fix = 'use rediss:// (TLS), or ALLOW_INSECURE_TRANSPORT=true for local use';
+  if (url.password !== '')
+    throw new ConfigError('REDIS_URL', `holds a password sent in clear over redis://: ${fix}`);
+  if (env.REDIS_PASSWORD !== undefined)
+    throw new ConfigError(passwordSetting, `is sent in clear over redis:// to ${url.hostname}: ${fix}`);
+}
+
+function isLoopback(hostname: string): boolean {
+  if (hostname === 'localhost') return true;
+  const bare = hostname.replace(/^\[(.*)\]$/, '$1');
+  return ipaddr.isValid(bare) && ipaddr.process(bare).range() === 'loopback';
 }
 
 /** `Authorization` header of the registry's REST calls. */

@@ -29,6 +29,7 @@ import {
   unlessBlank,
 } from './config-fields.js';
 import {
+  checkRedisTransport,
   kafkaSecurity,
   registryAuth,
   transportEnvShape,
@@ -99,6 +100,18 @@ const envSchema = z.object({
   REDIS_INDEX_KEY: z.string().min(1, 'must not be blank').optional(),
   /** Paid outcomes and pending searches in clear in Redis: for local use only. */
   ALLOW_PLAINTEXT_REDIS: bool(false),
+  /**
+   * With the keys: until when values an earlier version wrote in clear are still read (an ISO
+   * 8601 time, within DEDUPE_WINDOW_SECONDS of start-up); unset, none is (config-at-rest.ts).
+   */
+  REDIS_CLEAR_VALUES_UNTIL: unlessBlank(
+    z.iso
+      .datetime({
+        offset: true,
+        error: 'must be an ISO 8601 time with its offset, e.g. 2026-12-01T12:00:00Z',
+      })
+      .transform((text) => Date.parse(text)),
+  ),
   // The client's own rules (vendor-api/options.ts), checked here to name the setting before start-up.
   VENDOR_BASE_URL: z
     .string({ error: 'is required: the vendor API base URL, http(s)' })
@@ -226,6 +239,8 @@ const envSchema = z.object({
   CONSOLE_TOKENS: unlessBlank(z.string().min(1)),
   /** The console's cookies carry Secure: set it where browsers reach the admin listener over https. */
   CONSOLE_SECURE_COOKIES: bool(false),
+  /** Only CONSOLE_TOKENS' named tokens log in: audit events then always name a person. */
+  CONSOLE_REQUIRE_NAMED_TOKENS: bool(false),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -249,7 +264,7 @@ export interface TransportSecurity {
   registryAuth: Readonly<RegistryAuth> | undefined;
 }
 
-type AtRestSettings = 'REDIS_ENCRYPTION_KEYS' | 'REDIS_INDEX_KEY';
+type AtRestSettings = 'REDIS_ENCRYPTION_KEYS' | 'REDIS_INDEX_KEY' | 'REDIS_CLEAR_VALUES_UNTIL';
 
 export type Config = Readonly<
   Omit<Env, 'VENDOR_LIMITS' | TokenSettings | AtRestSettings> & {
@@ -269,18 +284,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const detail = issue?.path.slice(1).join('.');
     throw new ConfigError(setting, `${detail ? `${detail}: ` : ''}${issue?.message ?? 'invalid'}`);
   }
-  const { VENDOR_LIMITS, CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, CONSOLE_TOKENS, ...withKeys } = parsed.data;
-  const { REDIS_ENCRYPTION_KEYS, REDIS_INDEX_KEY, ...rest } = withKeys;
-  const consoleTokens = readConsoleTokens({ CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, CONSOLE_TOKENS }, (name) =>
-    settingGiven(env, name),
+  const {
+    VENDOR_LIMITS,
+    CONSOLE_TOKEN,
+    CONSOLE_OPERATOR_TOKEN,
+    CONSOLE_TOKENS,
+    CONSOLE_REQUIRE_NAMED_TOKENS,
+    ...withKeys
+  } = parsed.data;
+  const { REDIS_ENCRYPTION_KEYS, REDIS_INDEX_KEY, REDIS_CLEAR_VALUES_UNTIL, ...rest } = withKeys;
+  const consoleTokens = readConsoleTokens(
+    { CONSOLE_TOKEN, CONSOLE_OPERATOR_TOKEN, CONSOLE_TOKENS, CONSOLE_REQUIRE_NAMED_TOKENS },
+    (name) => settingGiven(env, name),
   );
   checkSettingPairs(rest);
+  checkRedisTransport(rest, settingGiven(env, 'REDIS_PASSWORD'));
   const atRest = readAtRest(
     {
       REDIS_URL: rest.REDIS_URL,
       REDIS_ENCRYPTION_KEYS,
       REDIS_INDEX_KEY,
       ALLOW_PLAINTEXT_REDIS: rest.ALLOW_PLAINTEXT_REDIS,
+      REDIS_CLEAR_VALUES_UNTIL,
+      DEDUPE_WINDOW_SECONDS: rest.DEDUPE_WINDOW_SECONDS,
     },
     (name) => settingGiven(env, name),
   );

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../errors.js';
 import type { DataCipher } from './cipher.js';
+import { keyCheckKey } from './key-check.js';
 
 /**
  * Which keys sealed the values Redis still holds, so that a key dropped too early stops
@@ -26,7 +27,8 @@ export interface KeyUsageDeps {
 
 /**
  * Refuses to start when a key id not configured may still seal live values; forgets the ids
- * whose values have all expired. Then records the current key as in use.
+ * whose values have all expired (and their check values, key-check.ts). Then records the
+ * current key as in use.
  */
 export async function checkKeysInUse(deps: KeyUsageDeps): Promise<void> {
   const now = (deps.now ?? Date.now)();
@@ -46,7 +48,11 @@ export async function checkKeysInUse(deps: KeyUsageDeps): Promise<void> {
       `Redis may hold values sealed with key id "${id}" until ${new Date(liveUntil).toISOString()}, and it is not listed: add that key back (after the first line) until then`,
     );
   }
-  if (expired.length > 0) await deps.redis.hdel(key, ...expired);
+  if (expired.length > 0) {
+    await deps.redis.hdel(key, ...expired);
+    // No value of theirs is left to contradict: an expired id may later name another key.
+    await deps.redis.del(...expired.map((id) => keyCheckKey(deps.topicPrefix, id)));
+  }
   await recordKeyUse(deps);
 }
 

@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 
 /**
  * The people a stored value is about, found again without keeping their identifiers in clear:
@@ -60,5 +60,14 @@ export class SubjectIndex {
 
   digest(subject: DataSubject): string {
     return createHmac('sha256', this.#key).update(`${subject.kind}:${subject.value}`).digest('hex');
+  }
+
+  /**
+   * A key of its own for another keyed hash of the deployment (HKDF-SHA256, `purpose` as its
+   * info): the same on every replica, never the index key, and no digest of one use matches
+   * one of another.
+   */
+  deriveKey(purpose: string): KeyObject {
+    return createSecretKey(Buffer.from(hkdfSync('sha256', this.#key, Buffer.alloc(0), purpose, 32)));
   }
 }

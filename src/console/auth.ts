@@ -2,7 +2,10 @@ import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { ConsoleTokens } from '../config.js';
-import type { ConsoleRole } from '../config-console.js';
+import { isSharedName, type ConsoleRole } from '../config-console.js';
+import type { AtRest } from '../config-at-rest.js';
+import type { OnRefused, RefusalReason } from '../at-rest/refusals.js';
+import { openStoredValue, type StoredValue } from '../at-rest/stored-values.js';
 
 /**
  * Console access: a token is exchanged once for a session cookie (HttpOnly, SameSite=Strict,
@@ -12,7 +15,11 @@ import type { ConsoleRole } from '../config-console.js';
  * Sessions are kept in Redis when there is one (a restart or another replica keeps them): one
  * expiring key per session, named by a hash of its id and holding the role and the actor's
  * name, never a token nor the id itself (whoever reads Redis cannot take a session over).
- * Without Redis they live in this process, and a restart logs everyone out.
+ * With encryption at rest the value is sealed with the service's key, its Redis key as
+ * associated data: whoever writes to Redis cannot make a session either (a value in clear, one
+ * moved under another session's key or sealed with other bytes is no session; counted, logged
+ * without the name, dropped). Without Redis they live in this process, and a restart logs
+ * everyone out.
  */
 export type Role = ConsoleRole;
 
@@ -58,7 +65,10 @@ export function createSessions(tokens: ConsoleTokens, store: SessionStore): Sess
     },
     async get(id) {
       if (id === undefined || id === '') return undefined;
-      return store.get(sessionHash(id));
+      const identity = await store.get(sessionHash(id));
+      // Opened with a shared token before named tokens were required: it no longer opens.
+      if (identity && tokens.namedOnly === true && isSharedName(identity.actor)) return undefined;
+      return identity;
     },
     async close(id) {
       if (id !== undefined && id !== '') await store.delete(sessionHash(id));
@@ -93,24 +103,60 @@ export function memorySessionStore(now: () => Date): SessionStore {
   };
 }
 
-export function redisSessionStore(redis: Redis, prefix: string): SessionStore {
+export interface SessionSealing {
+  /** Absent: ALLOW_PLAINTEXT_REDIS, sessions in clear as before. */
+  atRest?: AtRest | undefined;
+  /** A stored session this service did not seal and write: no session. */
+  onRefused?: OnRefused | undefined;
+}
+
+export function redisSessionStore(redis: Redis, prefix: string, sealing: SessionSealing = {}): SessionStore {
   const key = (hash: string): string => `${prefix}:console:session:${hash}`;
+  const cipher = sealing.atRest?.cipher;
   return {
     async put(hash, identity, ttlMs) {
-      await redis.set(key(hash), JSON.stringify({ role: identity.role, actor: identity.actor }), 'PX', ttlMs);
+      const json = JSON.stringify({ role: identity.role, actor: identity.actor });
+      await redis.set(key(hash), cipher ? cipher.seal(json, key(hash)) : json, 'PX', ttlMs);
     },
     async get(hash) {
-      const value = await redis.get(key(hash));
-      if (value === null) return undefined;
-      const parsed = JSON.parse(value) as Partial<Identity>;
-      const role = parsed.role === 'operator' || parsed.role === 'read-only' ? parsed.role : undefined;
-      if (role === undefined || typeof parsed.actor !== 'string') return undefined;
-      return { role, actor: parsed.actor };
+      const stored = await redis.getBuffer(key(hash));
+      if (stored === null) return undefined;
+      const read = readSession(stored, key(hash), sealing.atRest);
+      if ('identity' in read) return read.identity;
+      sealing.onRefused?.(read.refused);
+      await redis.del(key(hash));
+      return undefined;
     },
     async delete(hash) {
       await redis.del(key(hash));
     },
   };
+}
+
+function readSession(
+  stored: Buffer,
+  context: string,
+  atRest: AtRest | undefined,
+): { identity: Identity } | { refused: RefusalReason } {
+  let opened: StoredValue;
+  try {
+    // No migration window for sessions (REDIS_CLEAR_VALUES_UNTIL): with the keys, one in
+    // clear is refused at once; an upgrade logs everyone out once.
+    opened = openStoredValue(atRest && { cipher: atRest.cipher, index: atRest.index }, stored, context);
+  } catch {
+    // A key id the ring does not list, or a sealed value without keys.
+    return { refused: 'unopenable' };
+  }
+  if ('refused' in opened) return opened;
+  let parsed: Partial<Identity> | null;
+  try {
+    parsed = JSON.parse(opened.plain.toString('utf8')) as Partial<Identity> | null;
+  } catch {
+    return { refused: 'malformed' };
+  }
+  const role = parsed?.role === 'operator' || parsed?.role === 'read-only' ? parsed.role : undefined;
+  if (role === undefined || typeof parsed?.actor !== 'string') return { refused: 'malformed' };
+  return { identity: { role, actor: parsed.actor } };
 }
 
 /** Compared as digests: equal lengths for timingSafeEqual, and no early exit on length. */

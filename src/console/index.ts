@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createSecretKey, type KeyObject } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
@@ -9,6 +9,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ConsoleTokens } from '../config.js';
+import type { AtRest } from '../config-at-rest.js';
+import { reportRefusals, type RefusalReason, type RefusedValueStore } from '../at-rest/refusals.js';
+import { isSharedName } from '../config-console.js';
 import type { AuditContext } from '../audit/scan.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import {
@@ -43,6 +46,10 @@ export interface ConsoleDeps {
   loginThrottle?: LoginThrottleLimits;
   /** Sessions and the login throttle are kept there when given (a restart keeps them). */
   redis?: Redis | undefined;
+  /** The keys of encryption at rest (absent: ALLOW_PLAINTEXT_REDIS, or no Redis): sessions are sealed with them. */
+  atRest?: AtRest | undefined;
+  /** Counts the values read back from Redis and refused (the service's metric). */
+  countRefused?: (store: RefusedValueStore, reason: RefusalReason) => void;
 }
 
 /**
@@ -69,7 +76,10 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
   await app.register(
     async (scope) => {
       const store = deps.redis
-        ? redisSessionStore(deps.redis, deps.prefix)
+        ? redisSessionStore(deps.redis, deps.prefix, {
+            atRest: deps.atRest,
+            onRefused: reportRefusals('console-session', deps.logger, deps.countRefused ?? (() => undefined)),
+          })
         : memorySessionStore(() => deps.now());
       const sessions = createSessions(deps.tokens, store);
       scope.addHook('onSend', async (_request, reply) => {
@@ -131,6 +141,7 @@ function registerLogin(scope: FastifyInstance, sessions: Sessions, deps: Console
     secure: deps.secureCookies === true,
   };
   const throttle = createLoginThrottle(
+    loginThrottleKey(deps),
     deps.loginThrottle,
     deps.redis ? { redis: deps.redis, prefix: deps.prefix } : undefined,
   );
@@ -158,6 +169,17 @@ function registerLogin(scope: FastifyInstance, sessions: Sessions, deps: Console
       );
       return reply.code(401).view('login', { error: 'That token was refused.', role: undefined });
     }
+    if (deps.tokens.namedOnly === true && isSharedName(identity.actor)) {
+      // A right token, not a guess: the throttle does not count it.
+      deps.logger.warn(
+        { role: identity.role },
+        'console login refused: a shared token, and named tokens are required',
+      );
+      return reply.code(403).view('login', {
+        error: 'Shared tokens are not accepted here: log in with your own token.',
+        role: undefined,
+      });
+    }
     await throttle.succeeded(request.ip);
     await sessions.close(request.cookies[SESSION_COOKIE]);
     reply.setCookie(SESSION_COOKIE, await sessions.open(identity), {
@@ -183,6 +205,17 @@ export function page(
 ): FastifyReply {
   const csrf = reply.generateCsrf({ userInfo: request.cookies[SESSION_COOKIE] ?? '' });
   return reply.view(view, { ...data, role: roleOf(request), csrf });
+}
+
+/**
+ * The HMAC key of the login throttle's keys: derived from REDIS_INDEX_KEY where Redis is
+ * sealed, else from the console tokens; the same on every replica, never stored.
+ */
+function loginThrottleKey(deps: Pick<ConsoleDeps, 'tokens' | 'atRest'>): KeyObject {
+  if (deps.atRest) return deps.atRest.index.deriveKey('console-login-throttle');
+  const hash = createHash('sha256').update('console-login-throttle');
+  for (const { token } of deps.tokens.tokens) hash.update('\u0000').update(token);
+  return createSecretKey(hash.digest());
 }
 
 /** The CSRF tokens' HMAC key, from the console tokens: the same on every replica, never stored. */

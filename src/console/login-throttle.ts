@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
@@ -8,9 +8,11 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
  * that began with its first wrong token ends. A right token clears the address's count.
  *
  * Kept in Redis when there is one (a restart does not clear the count; replicas share it), by a
- * hash of the address (an address is personal data); else in the replica's memory. Through `kubectl port-forward` every login
- * comes from the pod's loopback, so there the count is everyone's: ten wrong tokens hold every
- * new login off for the rest of the window, while open sessions go on.
+ * keyed hash (HMAC-SHA256) of the address: an address is personal data, and an unkeyed hash of
+ * an IPv4 address is undone by hashing all four billion. The key is the deployment's secret
+ * (index.ts), never stored. Else in the replica's memory. Through `kubectl port-forward` every
+ * login comes from the pod's loopback, so there the count is everyone's: ten wrong tokens hold
+ * every new login off for the rest of the window, while open sessions go on.
  */
 export interface LoginThrottleLimits {
   attempts: number;
@@ -28,6 +30,7 @@ export interface LoginThrottle {
 }
 
 export function createLoginThrottle(
+  key: KeyObject,
   limits: LoginThrottleLimits = LOGIN_THROTTLE,
   shared?: { redis: Redis; prefix: string },
 ): LoginThrottle {
@@ -39,7 +42,7 @@ export function createLoginThrottle(
         keyPrefix: `${shared.prefix}:console:login`,
       })
     : new RateLimiterMemory({ ...options, keyPrefix: 'console-login' });
-  const keyOf = (address: string): string => createHash('sha256').update(address).digest('base64url');
+  const keyOf = (address: string): string => createHmac('sha256', key).update(address).digest('base64url');
   return {
     async retryAfterSeconds(address) {
       const state = await wrong.get(keyOf(address));

@@ -10,25 +10,30 @@ import { kafkaAuditLog } from '../audit/audit-log.js';
 import { consumerLag } from './lag.js';
 import { localStatusSource, redisStatusSource, startHeartbeat } from './heartbeat.js';
 import { registerConsole } from './index.js';
-import type { ReplicaFigures } from './status.js';
+import { reportRefusals, type RefusalReason, type RefusedValueStore } from '../at-rest/refusals.js';
+import type { ReplicaFigures, StatusSource } from './status.js';
 
 /**
  * Registers the console on the admin listener (ADMIN_HOST, ADMIN_PORT), before it listens: a
  * server apart from the public webhook port, so nothing of the console is reachable there.
  * Returns what stops the console's own clients and heartbeat.
  */
+export interface AttachDeps {
+  kafka: Kafka;
+  /** The service group's committed offsets, as they are (Infrastructure.groupOffsets.latest). */
+  groupOffsets: OffsetsAdmin;
+  redis: Redis | undefined;
+  logger: Logger;
+  figures: () => ReplicaFigures;
+  /** Counts the values read back from Redis and refused (the service's metric). */
+  countRefused: (store: RefusedValueStore, reason: RefusalReason) => void;
+}
+
 export async function attachConsole(
   app: FastifyInstance,
   config: Config,
   tokens: ConsoleTokens,
-  deps: {
-    kafka: Kafka;
-    /** The service group's committed offsets, as they are (Infrastructure.groupOffsets.latest). */
-    groupOffsets: OffsetsAdmin;
-    redis: Redis | undefined;
-    logger: Logger;
-    figures: () => ReplicaFigures;
-  },
+  deps: AttachDeps,
 ): Promise<() => Promise<void>> {
   // The service's own settings, TLS and SASL included, with a client id of the console's.
   const auditConfig: AuditConfig = Object.freeze({
@@ -39,14 +44,8 @@ export async function attachConsole(
   const clients: AuditClients = await openClients(auditConfig);
   const logger = deps.logger.child({ component: 'console' });
   const auditLog = kafkaAuditLog(deps.kafka, config.TOPIC_PREFIX, logger);
-  const stopHeartbeat = deps.redis
-    ? startHeartbeat(deps.redis, config.TOPIC_PREFIX, deps.figures, (error) => {
-        logger.warn({ err: error }, 'heartbeat failed');
-      })
-    : async (): Promise<void> => {
-        // no Redis: no heartbeat to stop
-      };
   const lag = lagReader(clients, deps.groupOffsets, config);
+  const { status, stopHeartbeat } = replicaStatus(config, { ...deps, logger }, lag);
   await registerConsole(app, {
     tokens,
     prefix: config.TOPIC_PREFIX,
@@ -59,13 +58,13 @@ export async function attachConsole(
       },
     }),
     auditLog,
-    status: deps.redis
-      ? redisStatusSource(deps.redis, config.TOPIC_PREFIX, lag)
-      : localStatusSource(deps.figures, lag),
+    status,
     logger,
     now: () => new Date(),
     secureCookies: config.CONSOLE_SECURE_COOKIES,
     redis: deps.redis,
+    atRest: config.atRest,
+    countRefused: deps.countRefused,
   });
   logger.info('console on the admin listener');
   return async () => {
@@ -87,4 +86,27 @@ function lagReader(
     fetchOffsets: groupOffsets.fetchOffsets.bind(groupOffsets),
   };
   return () => consumerLag(admin, config.KAFKA_GROUP_ID, topicNames(config.TOPIC_PREFIX));
+}
+
+/**
+ * Every replica's figures: through Redis (this replica beats, sealed as the rest of what Redis
+ * holds, and reads every replica's beats), else this replica's own.
+ */
+function replicaStatus(
+  config: Config,
+  deps: AttachDeps,
+  lag: StatusSource['lag'],
+): { status: StatusSource; stopHeartbeat: () => Promise<void> } {
+  const { redis, logger } = deps;
+  if (!redis) return { status: localStatusSource(deps.figures, lag), stopHeartbeat: () => Promise.resolve() };
+  const onError = (error: unknown): void => {
+    logger.warn({ err: error }, 'heartbeat failed');
+  };
+  return {
+    status: redisStatusSource(redis, config.TOPIC_PREFIX, lag, {
+      atRest: config.atRest,
+      onRefused: reportRefusals('heartbeat', logger, deps.countRefused),
+    }),
+    stopHeartbeat: startHeartbeat(redis, config.TOPIC_PREFIX, deps.figures, onError, config.atRest),
+  };
 }

@@ -2,6 +2,7 @@ import type { Counter } from 'prom-client';
 import { OPERATIONS } from '../contract/operations.js';
 import { ERROR_KINDS } from '../errors.js';
 import { FRAMING_MISMATCH_KINDS } from '../producers/value-codec.js';
+import { REFUSAL_REASONS, REFUSED_VALUE_STORES } from '../at-rest/refusals.js';
 import { SECONDS_BUCKETS, type MetricFactory } from './metric-factory.js';
 import type { ServiceMetrics } from './metrics.js';
 
@@ -237,6 +238,22 @@ export function webhookRecorders(make: MetricFactory): WebhookRecorders {
     },
     vehicleSearchExpired: () => {
       expired.inc();
+    },
+  };
+}
+
+export function refusalRecorders(make: MetricFactory): Pick<ServiceMetrics, 'redisValueRefused'> {
+  const refused = make.counter(
+    'verification_redis_values_refused_total',
+    'Values read back from Redis and refused (never served, published or trusted), by store and reason',
+    ['store', 'reason'],
+  );
+  // Every series starts at 0: increase() then sees the first refusal, which matters most.
+  for (const store of REFUSED_VALUE_STORES)
+    for (const reason of REFUSAL_REASONS) refused.inc({ store, reason }, 0);
+  return {
+    redisValueRefused: (store, reason) => {
+      refused.inc({ store, reason });
     },
   };
 }

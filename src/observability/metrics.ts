@@ -5,16 +5,18 @@ import { metricFactory, type MetricFactory } from './metric-factory.js';
 import { laneGauges, operationGauges, runtimeGauges, webhookGauges } from './metric-gauges.js';
 import {
   type BreakerTransition,
+  refusalRecorders,
   requestRecorders,
   transactionRecorders,
   vendorRecorders,
   webhookRecorders,
 } from './metric-recorders.js';
 import type { FramingMismatchKind } from '../producers/value-codec.js';
+import type { RefusalReason, RefusedValueStore } from '../at-rest/refusals.js';
 
 /**
  * Prometheus metrics of the service (prom-client, the de-facto Node client). Labels are
- * bounded: operation, lane, topic, partition, reason, kind, code, status and outcome only; never a request
+ * bounded: operation, lane, topic, partition, reason, kind, code, status, outcome and store only; never a request
  * id, a key, a tax id or a URL. Gauges of state held elsewhere (the runtime, the limiters,
  * the breakers, the pending searches) are read at scrape time from the sources attached.
  */
@@ -77,6 +79,8 @@ export interface ServiceMetrics {
   consumerLag(topic: string, partition: number, lag: number): void;
   webhookCall(code: number): void;
   vehicleSearchExpired(): void;
+  /** A value read back from Redis and refused (at-rest/refusals.ts). */
+  redisValueRefused(store: RefusedValueStore, reason: RefusalReason): void;
 }
 
 /**
@@ -96,6 +100,7 @@ export function createMetrics(): ServiceMetrics {
     ...vendorRecorders(make),
     ...transactionRecorders(make),
     ...webhookRecorders(make),
+    ...refusalRecorders(make),
   };
   runtimeGauges(make, () => sources);
   operationGauges(make, () => sources);

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
-import { openStored, sealForRedis } from '../at-rest/stored-values.js';
+import type { OnRefused } from '../at-rest/refusals.js';
+import { openStoredValue, sealForRedis } from '../at-rest/stored-values.js';
 import type { AtRest } from '../config-at-rest.js';
 import type { DataSubject } from '../at-rest/subjects.js';
 import type { Origin } from '../contract/envelopes.js';
@@ -96,6 +97,8 @@ export interface RedisIdempotencySettings {
   retryWriteMs?: number;
   /** Seals each outcome (AES-256-GCM) and indexes it by subject; absent: in clear (ALLOW_PLAINTEXT_REDIS). */
   atRest?: AtRest | undefined;
+  /** A stored outcome this service did not seal, refused (the request is paid for instead). */
+  onRefused?: OnRefused | undefined;
 }
 
 /** A failed store is tried again at a steady pace (retryWriteMs) until it lands or shutdown. */
@@ -135,6 +138,11 @@ const CLAIM = redisScript(
 );
 // KEYS[3]: the subject index entry, a set of requestIds that expires with the newest of them
 // (ARGV[4]: the requestId, or '' when the request named nobody).
+// The claim past a paid value that was refused (not sealed by this service): the reservation
+// alone, on the same terms. Its outcome, once paid, replaces the refused value.
+const RESERVE = redisScript(
+  `if redis.call('exists', KEYS[2]) == 1 then return 0 end if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end return 0`,
+);
 const STORE_AND_RELEASE = redisScript(
   `redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]) if ARGV[4] ~= '' then redis.call('sadd', KEYS[3], ARGV[4]) redis.call('expire', KEYS[3], ARGV[2]) end if redis.call('get', KEYS[2]) == ARGV[3] then redis.call('del', KEYS[2]) end return 1`,
 );
@@ -154,7 +162,7 @@ export function paidSubjectKey(keyPrefix: string, digest: string): string {
 }
 
 /** The paid and reserved keys of the versions that kept one record per operation. */
-function olderKeys(keyPrefix: string, operation: Operation, requestId: string): string[] {
+function olderKeys(keyPrefix: string, operation: Operation, requestId: string): [string, string] {
   return [`${keyPrefix}:paid:${operation}:${requestId}`, `${keyPrefix}:reserved:${operation}:${requestId}`];
 }
 
@@ -218,11 +226,33 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
       const token = randomUUID();
       const older = olderKeys(keyPrefix, operation, requestId);
       const reply = await claims.run([id, key, ...older], [token, reservationTtlMs]);
-      if (Buffer.isBuffer(reply)) return { paid: readPaid(openStored(atRest?.cipher, reply, id)) };
-      return reply === 1 ? { reservation: reservation(id, key, token, requestId) } : undefined;
+      const read = await claimReply(reply, redis, settings, { id, keys: [key, older[1]], token });
+      return read === 'reserved' ? { reservation: reservation(id, key, token, requestId) } : read;
     },
     settle: (signal) => settleWrites(writing, stopping, signal),
   };
+}
+
+/**
+ * What a claim's reply comes to: the paid outcome it holds, `reserved`, or undefined (another
+ * copy holds the reservation). A paid value this service did not seal (at-rest/stored-values.ts)
+ * is refused and reported: never served nor used to skip the call, it is claimed past as if
+ * nothing were stored, and the outcome the call pays for replaces it.
+ */
+async function claimReply(
+  reply: unknown,
+  redis: Redis,
+  settings: RedisIdempotencySettings,
+  claim: { id: string; keys: [reserved: string, olderReserved: string]; token: string },
+): Promise<{ paid: PaidOutcome } | 'reserved' | undefined> {
+  let reserved = reply;
+  if (Buffer.isBuffer(reply)) {
+    const opened = openStoredValue(settings.atRest, reply, claim.id);
+    if ('plain' in opened) return { paid: readPaid(opened.plain) };
+    settings.onRefused?.(opened.refused);
+    reserved = await runScript(redis, RESERVE, claim.keys, [claim.token, settings.reservationTtlMs]);
+  }
+  return reserved === 1 ? 'reserved' : undefined;
 }
 
 /**

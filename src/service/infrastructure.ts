@@ -13,6 +13,7 @@ import {
   type OffsetsAdmin,
 } from '../kafka/client.js';
 import { topicNames, type TopicNames } from '../contract/operations.js';
+import { checkKeyMaterial } from '../at-rest/key-check.js';
 import { checkKeysInUse, keepRecordingKeyUse } from '../at-rest/key-usage.js';
 import { checkRedis, createRedisClient } from '../observability/redis-client.js';
 import { createRegistryClient } from '../producers/registry-client.js';
@@ -140,6 +141,8 @@ async function connectRedis(config: Config, logger: Logger, closers: Closers): P
       cipher: config.atRest.cipher,
       valueLifeMs: config.DEDUPE_WINDOW_SECONDS * 1000,
     };
+    // Each key's bytes first (a different key under a known id), then the ids (a key dropped too early).
+    await checkKeyMaterial(usage);
     await checkKeysInUse(usage);
     const recording = keepRecordingKeyUse(usage, (error) => {
       logger.warn({ err: error }, 'could not record the encryption key in use');

@@ -57,6 +57,9 @@ export async function startListeners(
       redis,
       logger,
       figures: () => figures.snapshot(),
+      countRefused: (store, reason) => {
+        metrics.redisValueRefused(store, reason);
+      },
     });
     closers.add('console', closeConsole);
   }

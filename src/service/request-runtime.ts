@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { reportRefusals } from '../at-rest/refusals.js';
 import { parseRequestParams } from '../contract/params.js';
 import { memoryIdempotencyStore, redisIdempotencyStore } from '../requests/idempotency.js';
 import { Gathering } from '../requests/gathering.js';
@@ -43,7 +44,7 @@ export function createRuntime(config: Config, logger: Logger, deps: RequestRunti
     producer: instrumentProducer(createTransactionalProducer(kafka, settings), metrics),
     settings,
     tracing: deps.tracing,
-    process: traceProcessDeps(processDeps(config, deps), deps.tracing),
+    process: traceProcessDeps(processDeps(config, logger, deps), deps.tracing),
     output: deps.output,
     onFatal:
       deps.onFatal ??
@@ -53,9 +54,12 @@ export function createRuntime(config: Config, logger: Logger, deps: RequestRunti
   });
 }
 
-function processDeps(config: Config, deps: RequestRuntimeDeps): ProcessDeps {
+function processDeps(config: Config, logger: Logger, deps: RequestRuntimeDeps): ProcessDeps {
   const { calls, tracker } = deps;
   const { redis } = deps.infra;
+  const onRefused = reportRefusals('paid-outcome', logger, (store, reason) => {
+    calls.metrics.redisValueRefused(store, reason);
+  });
   return {
     decodeValue: (value) => deps.infra.codec.readRequest(value),
     onFramingMismatch: framingMismatchReporter((operation, kind) => {
@@ -74,7 +78,7 @@ function processDeps(config: Config, deps: RequestRuntimeDeps): ProcessDeps {
     breakerFor: calls.breakerFor,
     idempotency: instrumentIdempotency(
       redis
-        ? redisIdempotencyStore(redis, idempotencySettings(config))
+        ? redisIdempotencyStore(redis, { ...idempotencySettings(config), onRefused })
         : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS, config.MEMORY_DEDUPE_MAX_ENTRIES),
       calls.metrics,
     ),

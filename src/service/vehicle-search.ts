@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { reportRefusals } from '../at-rest/refusals.js';
 import { instrumentPublisher } from './instrument.js';
 import type { OutputDeps } from '../producers/output-records.js';
 import {
@@ -33,7 +34,13 @@ export function createTracker(
     ? redisPendingStore(
         redis,
         `${config.TOPIC_PREFIX}:vehicle-search`,
-        config.atRest && { atRest: config.atRest, indexTtlMs: config.DEDUPE_WINDOW_SECONDS * 1000 },
+        config.atRest && {
+          atRest: config.atRest,
+          indexTtlMs: config.DEDUPE_WINDOW_SECONDS * 1000,
+          onRefused: reportRefusals('pending-search', logger, (store, reason) => {
+            metrics.redisValueRefused(store, reason);
+          }),
+        },
       )
     : memoryPendingStore();
   metrics.attach({ pendingSearches: () => store.count() });

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { openStored } from '../at-rest/stored-values.js';
+import type { OnRefused, RefusalReason } from '../at-rest/refusals.js';
+import { openStoredValue, sealedInJson } from '../at-rest/stored-values.js';
 import { subjectOfKey } from '../at-rest/subjects.js';
 import type { AtRest } from '../config-at-rest.js';
 import { EXTEND_IF_OURS, RELEASE_IF_OURS, runScriptText } from '../redis-script.js';
@@ -16,7 +17,9 @@ import { decodeSearch, encodeSearch, type PendingSearch, type PendingStore } fro
  *                               (keyed hash, subjects.ts), PX index ttl: what erasure finds
  * With encryption at rest, a search is stored as {"searchId", "sealed": base64 AES-256-GCM of
  * its JSON}: the scripts below compare the searchId (a vendor id, not personal data) in
- * Redis, the key and metadata stay sealed. Entries stored in clear before are still read.
+ * Redis, the key and metadata stay sealed. An entry this service did not seal (in clear past
+ * REDIS_CLEAR_VALUES_UNTIL, sealed with other bytes, or not a search) is refused and dropped:
+ * polling it would fetch, and publish, whatever search id a Redis writer put there.
  * The braces keep every key in one cluster slot, so the scripts below may touch them together.
  * Redis must not evict keys (maxmemory-policy noeviction): an evicted hash loses searches.
  */
@@ -51,10 +54,21 @@ end
 return 1
 `;
 
+// KEYS: searches, due. ARGV: requestId, the entry as it was read.
+// Drops a refused entry, unless it was replaced meanwhile.
+const DROP_IF_SAME = `
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1
+`;
+
 export interface PendingStoreAtRest {
   atRest: AtRest;
   /** Life of a subject index entry, renewed on each add: past any search's life. */
   indexTtlMs: number;
+  /** An entry this service did not seal: refused and dropped, never polled nor published. */
+  onRefused?: OnRefused | undefined;
 }
 
 /** The Redis keys of the pending store under `keyPrefix` (the erase command reads them too). */
@@ -99,10 +113,8 @@ export function redisPendingStore(
       if (failed) throw failed;
       if (!replies) throw new Error('pending search not recorded: transaction aborted');
     },
-    async get(requestId) {
-      const text = await redis.hget(searches, requestId);
-      return text === null ? undefined : decode(requestId, text);
-    },
+    get: (requestId) =>
+      readSearch(redis, { searches, due, decode, onRefused: sealing?.onRefused }, requestId),
     async takeDue(now, limit, leaseMs) {
       const ids: unknown = await redis.eval(TAKE_DUE, 1, due, now, limit, leaseMs);
       return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
@@ -134,13 +146,33 @@ export function redisPendingStore(
   };
 }
 
+/** A search's entry; one this service did not seal is refused (reported) and dropped. */
+async function readSearch(
+  redis: Redis,
+  store: {
+    searches: string;
+    due: string;
+    decode: ReturnType<typeof searchCodec>['decode'];
+    onRefused: OnRefused | undefined;
+  },
+  requestId: string,
+): Promise<PendingSearch | undefined> {
+  const text = await redis.hget(store.searches, requestId);
+  if (text === null) return undefined;
+  const read = store.decode(requestId, text);
+  if ('search' in read) return read.search;
+  store.onRefused?.(read.refused);
+  await redis.eval(DROP_IF_SAME, 2, store.searches, store.due, requestId, text);
+  return undefined;
+}
+
 /** Searches to the hash's values and back: sealed when keys are configured, in clear otherwise. */
 function searchCodec(
   keyPrefix: string,
   sealing: PendingStoreAtRest | undefined,
 ): {
   encode: (search: PendingSearch) => string;
-  decode: (requestId: string, text: string) => PendingSearch | undefined;
+  decode: (requestId: string, text: string) => { search: PendingSearch } | { refused: RefusalReason };
   subjectEntry: (search: PendingSearch) => string | undefined;
 } {
   const { searches, subject } = pendingKeys(keyPrefix);
@@ -154,9 +186,11 @@ function searchCodec(
           })
         : encodeSearch(search),
     decode: (requestId, text) => {
-      const sealed = sealedOf(text);
-      if (sealed === undefined) return decodeSearch(text);
-      return decodeSearch(openStored(cipher, sealed, `${searches}:${requestId}`).toString('utf8'));
+      const stored = sealedInJson(text) ?? Buffer.from(text, 'utf8');
+      const opened = openStoredValue(sealing?.atRest, stored, `${searches}:${requestId}`);
+      if ('refused' in opened) return opened;
+      const search = decodeSearch(opened.plain.toString('utf8'));
+      return search ? { search } : { refused: 'malformed' };
     },
     subjectEntry: (search) => {
       if (!sealing || search.key === null) return undefined;
@@ -164,17 +198,6 @@ function searchCodec(
       return found ? subject(sealing.atRest.index.digest(found)) : undefined;
     },
   };
-}
-
-/** The sealed bytes of an entry stored with encryption at rest; undefined for one in clear. */
-function sealedOf(text: string): Buffer | undefined {
-  if (!text.includes('"sealed"')) return undefined;
-  try {
-    const parsed = JSON.parse(text) as { sealed?: unknown };
-    return typeof parsed.sealed === 'string' ? Buffer.from(parsed.sealed, 'base64') : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A search's claim: one worker at a time, renewed while it works, given back by its holder only. */

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { isSealed, sealedKeyId } from '../../src/at-rest/cipher.js';
 import { loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/errors.js';
 import { requestKeys } from '../../src/requests/idempotency.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { startService } from '../../src/main.js';
@@ -66,7 +67,7 @@ describe('personal data at rest in Redis', () => {
     }
   });
 
-  it('rotates keys without downtime, reads values stored in clear, and refuses to start without a key still in use', async () => {
+  it('rotates keys without downtime, reads values stored in clear within REDIS_CLEAR_VALUES_UNTIL, and refuses to start without a key still in use', async () => {
     const prefix = testPrefix('at-rest-rotate');
     const [k1, k2] = [key('k1'), key('k2')];
     const sandbox = await stack.sandbox();
@@ -103,10 +104,11 @@ describe('personal data at rest in Redis', () => {
     });
     await redis.set(paidKey('rot-legacy'), clear, 'EX', 600);
 
-    // After the rotation: k2 seals, k1 still opens.
+    // After the rotation: k2 seals, k1 still opens; values in clear are read for the migration.
     const second = await stack.service(prefix, sandbox, {
       REDIS_ENCRYPTION_KEYS: `${k2}\n${k1}`,
       REDIS_INDEX_KEY: INDEX_KEY,
+      REDIS_CLEAR_VALUES_UNTIL: new Date(Date.now() + 10 * 60_000).toISOString(),
     });
     await publish(stack.kafka, topic, [
       request('rot-1', 39_101),
@@ -139,5 +141,54 @@ describe('personal data at rest in Redis', () => {
     expect(message).toMatch(/^REDIS_ENCRYPTION_KEYS: Redis may hold values sealed with key id "k1" until /);
     expect(message).not.toContain(k1.slice(3));
     expect(message).not.toContain(k2.slice(3));
+  });
+
+  it('a different key under a key id that sealed before stops start-up, naming the setting (issue 50, finding 9)', async () => {
+    const prefix = testPrefix('at-rest-check');
+    const sandbox = await stack.sandbox();
+    const [first, second] = [key('k1'), key('k1')];
+    const started = await stack.service(prefix, sandbox, {
+      REDIS_ENCRYPTION_KEYS: first,
+      REDIS_INDEX_KEY: INDEX_KEY,
+    });
+    const collector = await stack.collector(prefix);
+    const taxId = cpfFor('happy', 39_201);
+    await publish(stack.kafka, topicNames(prefix).request('lawsuits-summary'), [
+      { key: taxId, value: { requestId: 'check-1', params: { taxId } } },
+    ]);
+    await collector.waitFor(() => collector.results().length === 1, 60_000, 'the result');
+    await started.service.stop();
+    expect(
+      sealedKeyId(
+        (await redis.getBuffer(requestKeys(`${prefix}:idempotency`, 'check-1').paid)) ?? Buffer.alloc(0),
+      ),
+    ).toBe('k1');
+
+    // The same id, other bytes (a key regenerated, or another deployment's): it would start, then
+    // fail on the first value k1 sealed. Start-up stops instead.
+    const config = loadConfig(
+      serviceEnv(prefix, sandbox, { REDIS_ENCRYPTION_KEYS: second, REDIS_INDEX_KEY: INDEX_KEY }),
+    );
+    let caught: unknown;
+    try {
+      const service = await startService(config, createLogger({ level: 'silent' }));
+      await service.stop();
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const message = (caught as Error).message;
+    expect(message).toMatch(
+      /^REDIS_ENCRYPTION_KEYS: key id "k1" is not the key that sealed under that id before/,
+    );
+    expect(message).not.toContain(first.slice(3));
+    expect(message).not.toContain(second.slice(3));
+
+    // The right key starts again.
+    const again = await stack.service(prefix, sandbox, {
+      REDIS_ENCRYPTION_KEYS: first,
+      REDIS_INDEX_KEY: INDEX_KEY,
+    });
+    await again.service.stop();
   });
 });

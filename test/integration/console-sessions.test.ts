@@ -3,13 +3,16 @@
  * restart logged everyone out and forgot the wrong tokens counted. With Redis they are kept
  * there: two consoles on one Redis stand for a replica and its restart (or its sibling).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { AuditContext } from '../../src/audit/scan.js';
-import { registerConsole } from '../../src/console/index.js';
+import { DataCipher } from '../../src/at-rest/cipher.js';
+import { SubjectIndex } from '../../src/at-rest/subjects.js';
+import type { AtRest } from '../../src/config-at-rest.js';
+import { registerConsole, type ConsoleDeps } from '../../src/console/index.js';
 
 const redis = new Redis(inject('redisUrl'));
 const apps: FastifyInstance[] = [];
@@ -20,7 +23,15 @@ afterAll(async () => {
 
 const OPERATOR_TOKEN = 'operator-token-0123456789';
 
-async function consoleApp(prefix: string): Promise<FastifyInstance> {
+/** Keys of encryption at rest, as config-at-rest.ts reads them. */
+function atRestKeys(id = 'k1'): AtRest {
+  return {
+    cipher: new DataCipher([{ id, material: randomBytes(32) }], 'REDIS_ENCRYPTION_KEYS'),
+    index: new SubjectIndex(randomBytes(32).toString('base64')),
+  };
+}
+
+async function consoleApp(prefix: string, extra: Partial<ConsoleDeps> = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: false });
   await registerConsole(app, {
     tokens: { tokens: [{ name: 'maria.souza', role: 'operator', token: OPERATOR_TOKEN }] },
@@ -32,6 +43,7 @@ async function consoleApp(prefix: string): Promise<FastifyInstance> {
     now: () => new Date(),
     loginThrottle: { attempts: 3, windowSeconds: 600 },
     redis,
+    ...extra,
   });
   apps.push(app);
   return app;
@@ -95,5 +107,78 @@ describe('console sessions and login throttle in Redis (issue 39, N3)', () => {
     await before.close();
     const after = await consoleApp(prefix);
     expect((await login(after, OPERATOR_TOKEN)).statusCode).toBe(429);
+  });
+
+  it('keys the throttle by a keyed hash of the address: Redis holds nothing an unkeyed hash finds (issue 50, finding 11)', async () => {
+    const address = '127.0.0.9';
+    const unkeyed = [
+      createHash('sha256').update(address).digest('base64url'),
+      createHash('sha256').update(address).digest('hex'),
+      createHash('sha256').update(address).digest('base64'),
+    ];
+    const countKeys = async (prefix: string): Promise<string[]> => redis.keys(`${prefix}:console:login*`);
+    // Plain Redis (the key comes from the console tokens), then sealed Redis (from the at-rest keys).
+    const plain = `throttle-key-${randomUUID()}`;
+    expect((await login(await consoleApp(plain), 'wrong-token-0')).statusCode).toBe(401);
+    const sealed = `throttle-key-${randomUUID()}`;
+    const first = atRestKeys();
+    expect((await login(await consoleApp(sealed, { atRest: first }), 'wrong-token-0')).statusCode).toBe(401);
+    // Another deployment's secret: the same address counts under another key.
+    expect(
+      (await login(await consoleApp(sealed, { atRest: atRestKeys() }), 'wrong-token-0')).statusCode,
+    ).toBe(401);
+    const keys = [...(await countKeys(plain)), ...(await countKeys(sealed))];
+    expect(keys).toHaveLength(3);
+    for (const key of keys) {
+      expect(key).not.toContain(address);
+      for (const hash of unkeyed) expect(key).not.toContain(hash);
+    }
+    // Replicas sharing the secret share the count: two more wrong tokens hold the address off.
+    const sibling = await consoleApp(sealed, { atRest: first });
+    expect((await login(sibling, 'wrong-token-1')).statusCode).toBe(401);
+    expect((await login(sibling, 'wrong-token-2')).statusCode).toBe(401);
+    expect((await login(sibling, OPERATOR_TOKEN)).statusCode).toBe(429);
+  });
+
+  it('a session value copied under another session id opens nothing, nor one sealed with other bytes (issue 50, finding 1)', async () => {
+    const prefix = `sessions-${randomUUID()}`;
+    const keys = atRestKeys();
+    const refused: string[] = [];
+    const app = await consoleApp(prefix, {
+      atRest: keys,
+      countRefused: (store, reason) => refused.push(`${store}:${reason}`),
+    });
+    const response = await login(app, OPERATOR_TOKEN);
+    const id = response.cookies.find((c) => c.name === 'vg_console')?.value ?? '';
+    expect(
+      (await app.inject({ url: '/console/redrive', headers: { cookie: `vg_console=${id}` } })).statusCode,
+    ).toBe(200);
+    const keyOf = (sessionId: string): string =>
+      `${prefix}:console:session:${createHash('sha256').update(sessionId).digest('base64url')}`;
+    const value = (await redis.getBuffer(keyOf(id))) ?? Buffer.alloc(0);
+    // The operator's own value, under an id of the writer's choice.
+    const moved = randomBytes(32).toString('base64url');
+    await redis.set(keyOf(moved), value, 'PX', 60_000);
+    expect(
+      (await app.inject({ url: '/console/redrive', headers: { cookie: `vg_console=${moved}` } })).statusCode,
+    ).toBe(401);
+    // Sealed as the service seals, with other bytes under the same key id.
+    const forged = randomBytes(32).toString('base64url');
+    const other = atRestKeys();
+    await redis.set(
+      keyOf(forged),
+      other.cipher.seal(JSON.stringify({ role: 'operator', actor: 'anyone' }), keyOf(forged)),
+      'PX',
+      60_000,
+    );
+    expect(
+      (await app.inject({ url: '/console/redrive', headers: { cookie: `vg_console=${forged}` } })).statusCode,
+    ).toBe(401);
+    expect(refused).toEqual(['console-session:unopenable', 'console-session:unopenable']);
+    // Refused values are dropped; the operator's own session goes on.
+    expect(await redis.exists(keyOf(moved), keyOf(forged))).toBe(0);
+    expect(
+      (await app.inject({ url: '/console/redrive', headers: { cookie: `vg_console=${id}` } })).statusCode,
+    ).toBe(200);
   });
 });

@@ -1,7 +1,15 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { redisIdempotencyStore, type Claim, type Reservation } from '../../src/requests/idempotency.js';
+import { DataCipher } from '../../src/at-rest/cipher.js';
+import { SubjectIndex } from '../../src/at-rest/subjects.js';
+import type { AtRest } from '../../src/config-at-rest.js';
+import {
+  redisIdempotencyStore,
+  requestKeys,
+  type Claim,
+  type Reservation,
+} from '../../src/requests/idempotency.js';
 import { countCalls } from '../helpers/count-calls.js';
 
 // Both ways the service may talk to Redis: the scripts once went wrong only when auto-pipelined.
@@ -122,5 +130,99 @@ describe.each([false, true])('redis idempotency store (auto-pipelining %s)', (en
       expect(await elsewhere.claim('lawsuits-summary', id)).toEqual({
         paid: { ...paid, paramsHash: `h${i}` },
       });
+  });
+});
+
+describe('paid outcomes not sealed by this service (issue 50, finding 2)', () => {
+  const redis = new Redis(inject('redisUrl'));
+  afterAll(async () => {
+    await redis.quit();
+  });
+  const material = randomBytes(32);
+  const atRest = (clearValuesUntil?: number): AtRest => ({
+    cipher: new DataCipher([{ id: 'k1', material }], 'REDIS_ENCRYPTION_KEYS'),
+    index: new SubjectIndex(randomBytes(32).toString('base64')),
+    ...(clearValuesUntil === undefined ? {} : { clearValuesUntil }),
+  });
+  const genuine = {
+    paramsHash: 'h',
+    outcome: { status: 'ok' as const, response: { from: 'the vendor' }, vendor: { httpStatus: 200 } },
+  };
+  // What a Redis writer plants: the params' hash right, the answer its own.
+  const forged = JSON.stringify({
+    paramsHash: 'h',
+    operation: 'lawsuits-summary',
+    outcome: { status: 'ok', response: { forged: true }, vendor: { httpStatus: 200 } },
+  });
+  const storeWith = (rules: AtRest, refused: string[]) => {
+    const prefix = `test-${randomUUID()}`;
+    const store = redisIdempotencyStore(redis, {
+      keyPrefix: prefix,
+      windowSeconds: 60,
+      reservationTtlMs: 30_000,
+      atRest: rules,
+      onRefused: (reason) => refused.push(reason),
+    });
+    return { prefix, store };
+  };
+
+  it('refuses a paid outcome written in clear: the request gets a reservation to pay, never the value', async () => {
+    const refused: string[] = [];
+    const { prefix, store } = storeWith(atRest(), refused);
+    const id = randomUUID();
+    await redis.set(requestKeys(prefix, id).paid, forged, 'EX', 60);
+    const claim = await store.claim('lawsuits-summary', id);
+    expect(claim && 'paid' in claim ? claim.paid.outcome.response : undefined).toBeUndefined();
+    const reservation = claim && 'reservation' in claim ? claim.reservation : undefined;
+    expect(reservation).toBeDefined();
+    expect(refused).toEqual(['clear']);
+    // The call's outcome replaces the planted value, sealed.
+    await reservation?.complete(genuine);
+    await store.settle();
+    expect(await store.claim('lawsuits-summary', id)).toEqual({ paid: genuine });
+    const stored = (await redis.getBuffer(requestKeys(prefix, id).paid)) ?? Buffer.alloc(0);
+    expect(stored[0]).toBe(0x00);
+  });
+
+  it('refuses one of an older per-operation key, and a sealed value that does not open (other bytes under the id)', async () => {
+    const refused: string[] = [];
+    const { prefix, store } = storeWith(atRest(), refused);
+    const [older, altered] = [randomUUID(), randomUUID()];
+    await redis.set(`${prefix}:paid:vehicle:${older}`, forged, 'EX', 60);
+    const other = new DataCipher([{ id: 'k1', material: randomBytes(32) }], 'REDIS_ENCRYPTION_KEYS');
+    const paidKey = requestKeys(prefix, altered).paid;
+    await redis.set(paidKey, other.seal(forged, paidKey), 'EX', 60);
+    for (const id of [older, altered]) {
+      const claim = await store.claim('vehicle', id);
+      expect(claim && 'reservation' in claim).toBe(true);
+      if (claim && 'reservation' in claim) await claim.reservation.release();
+    }
+    expect(refused).toEqual(['clear', 'unopenable']);
+  });
+
+  it('reads a value in clear while REDIS_CLEAR_VALUES_UNTIL lasts, and refuses it after', async () => {
+    const legacy = JSON.stringify(genuine);
+    const within = storeWith(atRest(Date.now() + 60_000), []);
+    const id = randomUUID();
+    await redis.set(requestKeys(within.prefix, id).paid, legacy, 'EX', 60);
+    expect(await within.store.claim('lawsuits-summary', id)).toEqual({ paid: genuine });
+    const refused: string[] = [];
+    const after = storeWith(atRest(Date.now() - 1), refused);
+    await redis.set(requestKeys(after.prefix, id).paid, legacy, 'EX', 60);
+    const claim = await after.store.claim('lawsuits-summary', id);
+    expect(claim && 'reservation' in claim).toBe(true);
+    expect(refused).toEqual(['clear']);
+  });
+
+  it('without encryption at rest (ALLOW_PLAINTEXT_REDIS), reads values in clear as before', async () => {
+    const prefix = `test-${randomUUID()}`;
+    const store = redisIdempotencyStore(redis, {
+      keyPrefix: prefix,
+      windowSeconds: 60,
+      reservationTtlMs: 30_000,
+    });
+    const id = randomUUID();
+    await redis.set(requestKeys(prefix, id).paid, JSON.stringify(genuine), 'EX', 60);
+    expect(await store.claim('lawsuits-summary', id)).toEqual({ paid: genuine });
   });
 });

@@ -240,3 +240,61 @@ describe('transport security settings', () => {
     expect(config.registryAuth).toEqual({ username: 'auditor', password: 'rpw' });
   });
 });
+
+describe('a Redis password over plain redis:// is refused at start-up (issue 50, finding 12)', () => {
+  const redis = { ALLOW_PLAINTEXT_REDIS: 'true' };
+  const password = 'redis-password-0123456789';
+
+  it.each([
+    [
+      { REDIS_URL: 'redis://redis.example:6379', REDIS_PASSWORD: password },
+      /^REDIS_PASSWORD: is sent in clear/,
+    ],
+    [
+      { REDIS_URL: 'redis://redis.example:6379', REDIS_PASSWORD_FILE: file('redis-pw', `${password}\n`) },
+      /^REDIS_PASSWORD_FILE: is sent in clear/,
+    ],
+    [{ REDIS_URL: `redis://:${password}@10.0.0.7:6379` }, /^REDIS_URL: holds a password sent in clear/],
+    [
+      { REDIS_URL: `redis://gateway:${password}@redis.example` },
+      /^REDIS_URL: holds a password sent in clear/,
+    ],
+  ])('%o', (override, message) => {
+    let caught: unknown;
+    try {
+      loadConfig({ ...base, ...redis, ...override });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(Error);
+    expect((caught as Error).message).toMatch(message);
+    expect((caught as Error).message).not.toContain(password);
+  });
+
+  it('accepts rediss://, a server on this host, and ALLOW_INSECURE_TRANSPORT=true (local use)', () => {
+    for (const url of [
+      'rediss://redis.example:6380',
+      'redis://127.0.0.1:6379',
+      'redis://127.0.0.53:6379',
+      'redis://localhost:6379',
+      'redis://[::1]:6379',
+    ]) {
+      expect(loadConfig({ ...base, ...redis, REDIS_URL: url, REDIS_PASSWORD: password }).REDIS_PASSWORD).toBe(
+        password,
+      );
+    }
+    expect(
+      loadConfig({
+        ...base,
+        ...redis,
+        REDIS_URL: 'redis://redis.example:6379',
+        REDIS_PASSWORD: password,
+        ALLOW_INSECURE_TRANSPORT: 'true',
+      }).REDIS_PASSWORD,
+    ).toBe(password);
+    // No password, nothing to leak.
+    expect(loadConfig({ ...base, ...redis, REDIS_URL: 'redis://redis.example:6379' }).REDIS_URL).toBe(
+      'redis://redis.example:6379',
+    );
+  });
+});

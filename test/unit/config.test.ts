@@ -183,6 +183,24 @@ describe('console settings', () => {
     expect(loadConfig({ ...base, CONSOLE_TOKENS_FILE: file }).console?.tokens).toHaveLength(2);
   });
 
+  it('requires named tokens only with CONSOLE_REQUIRE_NAMED_TOKENS=true, which needs CONSOLE_TOKENS (issue 50, finding 12)', () => {
+    const named = { CONSOLE_TOKENS: 'maria.souza:operator:0f1e2d3c4b5a69788796a5b4c3d2e1f0' };
+    expect(loadConfig({ ...base, ...named }).console?.namedOnly).toBeUndefined();
+    const config = loadConfig({
+      ...base,
+      ...named,
+      CONSOLE_TOKEN: 'read-only-token-123456',
+      CONSOLE_REQUIRE_NAMED_TOKENS: 'true',
+    });
+    expect(config.console?.namedOnly).toBe(true);
+    expect(() =>
+      loadConfig({ ...base, CONSOLE_TOKEN: 'read-only-token-123456', CONSOLE_REQUIRE_NAMED_TOKENS: 'true' }),
+    ).toThrow(/^CONSOLE_REQUIRE_NAMED_TOKENS: needs CONSOLE_TOKENS/);
+    expect(() => loadConfig({ ...base, ...named, CONSOLE_REQUIRE_NAMED_TOKENS: 'yes' })).toThrow(
+      /^CONSOLE_REQUIRE_NAMED_TOKENS\b/,
+    );
+  });
+
   it.each([
     [{ CONSOLE_TOKEN: 'short' }, /^CONSOLE_TOKEN: must be at least 16/],
     [

@@ -90,3 +90,76 @@ describe('encryption at rest settings', () => {
     ).toThrow(/^REDIS_ENCRYPTION_KEYS_FILE: line 1: key "k1" must be 32 bytes/);
   });
 });
+
+describe('low-entropy encryption keys are refused at start-up (issue 50, finding 12)', () => {
+  const fifteenValues = Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 7) % 15));
+  it.each([
+    ['32 zero bytes', Buffer.alloc(32)],
+    ['one byte repeated', Buffer.alloc(32, 0x41)],
+    ['fewer than 16 distinct byte values', fifteenValues],
+  ])('%s', (_name, weak) => {
+    const encoded = weak.toString('base64');
+    let caught: unknown;
+    try {
+      loadConfig({
+        ...base,
+        REDIS_ENCRYPTION_KEYS: `k0:${material}\nk1:${encoded}`,
+        REDIS_INDEX_KEY: indexKey,
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(Error);
+    expect((caught as Error).message).toMatch(/^REDIS_ENCRYPTION_KEYS: line 2: key "k1" is not random/);
+    expect((caught as Error).message).not.toContain(encoded);
+    expect(() =>
+      loadConfig({
+        ...base,
+        REDIS_ENCRYPTION_KEYS_FILE: file('weak-keys', `k1:${encoded}\n`),
+        REDIS_INDEX_KEY: indexKey,
+      }),
+    ).toThrow(/^REDIS_ENCRYPTION_KEYS_FILE: line 1: key "k1" is not random/);
+  });
+
+  it('accepts keys made by openssl rand -base64 32', () => {
+    for (let i = 0; i < 200; i++) {
+      const key = randomBytes(32).toString('base64');
+      expect(
+        loadConfig({ ...base, REDIS_ENCRYPTION_KEYS: `k1:${key}`, REDIS_INDEX_KEY: indexKey }).atRest,
+      ).toBeDefined();
+    }
+  });
+});
+
+describe('REDIS_CLEAR_VALUES_UNTIL, the migration window of values written in clear (issue 50, finding 2)', () => {
+  const keys = { REDIS_ENCRYPTION_KEYS: `k1:${material}`, REDIS_INDEX_KEY: indexKey };
+
+  it('is closed unless given: no value in clear is read', () => {
+    expect(loadConfig({ ...base, ...keys }).atRest?.clearValuesUntil).toBeUndefined();
+  });
+
+  it('reads an ISO 8601 time within the dedupe window of start-up', () => {
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    expect(loadConfig({ ...base, ...keys, REDIS_CLEAR_VALUES_UNTIL: until }).atRest?.clearValuesUntil).toBe(
+      Date.parse(until),
+    );
+    // A time past is accepted, and reads nothing: the window has ended by itself.
+    const past = '2020-01-01T00:00:00Z';
+    expect(loadConfig({ ...base, ...keys, REDIS_CLEAR_VALUES_UNTIL: past }).atRest?.clearValuesUntil).toBe(
+      Date.parse(past),
+    );
+  });
+
+  it.each([
+    [{ REDIS_CLEAR_VALUES_UNTIL: 'next week' }, /^REDIS_CLEAR_VALUES_UNTIL: must be an ISO 8601 time/],
+    [
+      {
+        REDIS_CLEAR_VALUES_UNTIL: new Date(Date.now() + 3 * 3_600_000).toISOString(),
+        DEDUPE_WINDOW_SECONDS: '3600',
+      },
+      /^REDIS_CLEAR_VALUES_UNTIL: must be at most DEDUPE_WINDOW_SECONDS from now/,
+    ],
+  ])('refuses %o, naming it', (override, message) => {
+    expect(() => loadConfig({ ...base, ...keys, ...override })).toThrow(message);
+  });
+});

@@ -99,6 +99,37 @@ describe('console login throttling', () => {
   });
 });
 
+describe('named tokens only (CONSOLE_REQUIRE_NAMED_TOKENS, issue 50, finding 12)', () => {
+  const NAMED_TOKEN = 'maria-token-0f1e2d3c4b5a6978';
+  const tokens = {
+    tokens: [
+      { name: 'shared-read-only', role: 'read-only' as const, token: READ_TOKEN },
+      { name: 'shared-operator', role: 'operator' as const, token: OPERATOR_TOKEN },
+      { name: 'maria.souza', role: 'operator' as const, token: NAMED_TOKEN },
+    ],
+  };
+
+  it('refuses the shared tokens at login, without a session, and lets a named token in', async () => {
+    const app = await consoleApp({ tokens: { ...tokens, namedOnly: true } });
+    for (const shared of [READ_TOKEN, OPERATOR_TOKEN]) {
+      const refused = await login(app, shared);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.body).toContain('Shared tokens are not accepted');
+      expect(refused.cookies.some((c) => c.name === 'vg_console')).toBe(false);
+    }
+    const named = await login(app, NAMED_TOKEN);
+    expect(named.statusCode).toBe(303);
+    expect((await get(app, '/console/redrive', sessionCookie(named))).statusCode).toBe(200);
+    await app.close();
+  });
+
+  it('lets the shared tokens in when it is off (the default)', async () => {
+    const app = await consoleApp({ tokens });
+    expect((await login(app, OPERATOR_TOKEN)).statusCode).toBe(303);
+    await app.close();
+  });
+});
+
 describe('console cookies', () => {
   it('are Secure only when asked for, and HttpOnly and SameSite=Strict always', async () => {
     for (const secure of [false, true]) {
