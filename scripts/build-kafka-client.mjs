@@ -80,9 +80,10 @@ const nodedir = [dirname(dirname(realpathSync(process.execPath))), nodeDevDepend
   (root) => root !== undefined && existsSync(join(root, 'include', 'node', 'common.gypi')),
 );
 const preGyp = require.resolve('@mapbox/node-pre-gyp/bin/node-pre-gyp', { paths: [packageDir] });
-log(`building librdkafka and the addon (about 2 minutes)${nodedir ? ` with the headers in ${nodedir}` : ''}`);
+log(`building librdkafka and the addon (a minute or two)${nodedir ? ` with the headers in ${nodedir}` : ''}`);
 const started = Date.now();
-const build = spawnSync(process.execPath, [preGyp, 'install', '--fallback-to-build'], {
+const rebuild = process.env.KAFKA_CLIENT_REBUILD === '1' ? ['--build-from-source'] : [];
+const build = spawnSync(process.execPath, [preGyp, 'install', '--fallback-to-build', ...rebuild], {
   cwd: packageDir,
   stdio: ['ignore', 'ignore', 'inherit'],
   env: {
@@ -90,6 +91,8 @@ const build = spawnSync(process.execPath, [preGyp, 'install', '--fallback-to-bui
     CKJS_LINKING: 'dynamic',
     ...(nodedir ? { npm_config_nodedir: nodedir } : {}),
     ...nodeGyp(),
+    // node-gyp's info lines (hundreds) only when asked: KAFKA_CLIENT_BUILD_VERBOSE=1.
+    ...(process.env.KAFKA_CLIENT_BUILD_VERBOSE === '1' ? {} : { npm_config_loglevel: 'warn' }),
   },
 });
 if (build.status !== 0 || !loads()) {
