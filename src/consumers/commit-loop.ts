@@ -27,7 +27,13 @@ export interface CommitLoopDeps {
   logger: Logger;
   metrics?: { committed(count: number): void; commitRefused?(): void } | undefined;
   /** The group's stable committed offset of a partition; none while a transaction holds it. */
-  committedOffset(topic: string, partition: number): Promise<string | undefined>;
+  /**
+   * The group's stable committed offsets of partitions, in one read, by `topic/partition`; none
+   * for a partition while a transaction holds it.
+   */
+  committedOffsets(
+    partitions: readonly { topic: string; partition: number }[],
+  ): Promise<Map<string, string | undefined>>;
   /** The group refused the round's offsets: this member's generation is over. */
   onRefused(states: PartitionState[]): void;
   onFatal(error: unknown): void;
@@ -243,10 +249,16 @@ export class CommitLoop {
    * is in already. False while a transaction still holds those offsets (try again later).
    */
   private async settleCarried(): Promise<boolean> {
-    for (const state of this.deps.partitions()) {
+    const carried = [...this.deps.partitions()].filter((state) => state.carry && !state.isRevoked());
+    if (carried.length === 0) return true;
+    // One read for all of them: each read of an offset still held waits for it a while.
+    const offsets = await this.deps
+      .committedOffsets(carried)
+      .catch(() => new Map<string, string | undefined>());
+    for (const state of carried) {
       const { carry } = state;
       if (!carry || state.isRevoked()) continue;
-      const committed = await this.deps.committedOffset(state.topic, state.partition).catch(() => undefined);
+      const committed = offsets.get(`${state.topic}/${state.partition}`);
       if (committed === undefined) return false;
       if (BigInt(committed) < BigInt(carry.nextOffset) || state.carry !== carry) continue;
       this.deps.logger.warn(

@@ -303,5 +303,38 @@ export async function stableCommittedOffset(
   }
 }
 
+/**
+ * The group's committed offsets of several partitions in one read, by `topic/partition` ('-1'
+ * when nothing is committed); none for those a pending transaction holds, or for all of them
+ * when the read as a whole waited too long for one.
+ */
+export async function stableCommittedOffsets(
+  admin: Pick<Admin, 'fetchOffsets'>,
+  groupId: string,
+  partitions: readonly { topic: string; partition: number }[],
+): Promise<Map<string, string | undefined>> {
+  const byTopic = new Map<string, number[]>();
+  for (const { topic, partition } of partitions)
+    byTopic.set(topic, [...(byTopic.get(topic) ?? []), partition]);
+  const found = new Map<string, string | undefined>();
+  try {
+    const read = await admin.fetchOffsets({
+      groupId,
+      topics: [...byTopic].map(([topic, list]) => ({ topic, partitions: list })),
+      requireStableOffsets: true,
+    });
+    for (const { topic, partitions: entries } of read) {
+      for (const { partition, offset, error } of entries) {
+        if (error) continue;
+        found.set(`${topic}/${partition}`, BigInt(offset) < 0n ? '-1' : offset);
+      }
+    }
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== UNSTABLE_OFFSET_COMMIT && code !== TIMED_OUT) throw error;
+  }
+  return found;
+}
+
 const UNSTABLE_OFFSET_COMMIT = KafkaJS.ErrorCodes.ERR_UNSTABLE_OFFSET_COMMIT;
 const TIMED_OUT = KafkaJS.ErrorCodes.ERR__TIMED_OUT;

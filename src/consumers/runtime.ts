@@ -13,7 +13,7 @@ import {
   EARLIEST_OFFSET,
   HANGING_TRANSACTION_MARGIN_MS,
   Partitions,
-  stableCommittedOffset,
+  stableCommittedOffsets,
   type HeldPartition,
 } from './partitions.js';
 import { PauseControl, type PauseReason } from './pause-control.js';
@@ -179,8 +179,7 @@ export class Runtime {
       partitions: () => this.partitions.values(),
       producer: this.producer,
       consumer: () => (this.inGroup ? this.consumer : undefined),
-      committedOffset: (topic, partition) =>
-        stableCommittedOffset(deps.admin, settings.groupId, topic, partition),
+      committedOffsets: (partitions) => stableCommittedOffsets(deps.admin, settings.groupId, partitions),
       pauses: this.pauses,
       logger,
       metrics: deps.metrics,

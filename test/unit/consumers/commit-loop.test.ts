@@ -124,9 +124,16 @@ function setup(
     partitions: () => [state, other].filter((s) => !s.isRevoked()),
     producer,
     consumer: () => group.consumer,
-    committedOffset: (_topic, partition) => {
-      calls.push(`offset ${partition}`);
-      return Promise.resolve(groupOffsets.has(partition) ? groupOffsets.get(partition) : '-1');
+    committedOffsets: (partitions) => {
+      const offsets = new Map<string, string | undefined>();
+      for (const { topic, partition } of partitions) {
+        calls.push(`offset ${partition}`);
+        offsets.set(
+          `${topic}/${partition}`,
+          groupOffsets.has(partition) ? groupOffsets.get(partition) : '-1',
+        );
+      }
+      return Promise.resolve(offsets);
     },
     pauses,
     logger: pino({ level: 'silent' }),

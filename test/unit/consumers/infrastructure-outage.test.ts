@@ -32,7 +32,9 @@ function codecDownUntil(downUntil: number): ValueCodec & { failures: number } {
     encode: (topic: string, value: object, json?: string) => {
       if (Date.now() < downUntil) {
         codec.failures += 1;
-        return Promise.reject(new RegistryUnavailable('schema registry does not answer: connect ECONNREFUSED'));
+        return Promise.reject(
+          new RegistryUnavailable('schema registry does not answer: connect ECONNREFUSED'),
+        );
       }
       return plain.encode(topic, value, json);
     },

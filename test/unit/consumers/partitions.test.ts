@@ -4,7 +4,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommitLoop } from '../../../src/consumers/commit-loop.js';
 import type { PartitionOffset } from '../../../src/consumers/transactional-producer.js';
 import { KeyScheduler } from '../../../src/consumers/key-scheduler.js';
-import { Partitions, stableCommittedOffset } from '../../../src/consumers/partitions.js';
+import {
+  Partitions,
+  stableCommittedOffset,
+  stableCommittedOffsets,
+} from '../../../src/consumers/partitions.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
 import { TakeWindow } from '../../../src/consumers/take-window.js';
 import { createKafka, type Admin } from '../../../src/kafka/client.js';
@@ -103,7 +107,7 @@ function setup(
         }),
     },
     consumer: () => consumer,
-    committedOffset: () => Promise.resolve('-1'),
+    committedOffsets: () => Promise.resolve(new Map<string, string | undefined>()),
     pauses,
     logger: pino({ level: 'silent' }),
     onRefused: () => undefined,
@@ -402,5 +406,50 @@ describe('stableCommittedOffset', () => {
     const held = new KafkaJSError('timed out', { code: ErrorCodes.ERR__TIMED_OUT });
     const waiting: Pick<Admin, 'fetchOffsets'> = { fetchOffsets: () => Promise.reject(held) };
     expect(await stableCommittedOffset(waiting, 'g', 'requests', 0)).toBeUndefined();
+  });
+});
+
+describe('stableCommittedOffsets', () => {
+  it('reads several partitions of several topics in one request, with require_stable', async () => {
+    const asked: unknown[] = [];
+    const admin: Pick<Admin, 'fetchOffsets'> = {
+      fetchOffsets: (args) => {
+        asked.push(args);
+        return Promise.resolve([
+          {
+            topic: 'a',
+            partitions: [
+              { partition: 0, offset: '7', metadata: null, leaderEpoch: null, error: null },
+              { partition: 1, offset: '-1001', metadata: null, leaderEpoch: null, error: null },
+            ],
+          },
+        ]);
+      },
+    };
+    const offsets = await stableCommittedOffsets(admin, 'g', [
+      { topic: 'a', partition: 0 },
+      { topic: 'a', partition: 1 },
+      { topic: 'b', partition: 2 },
+    ]);
+    expect(asked).toEqual([
+      {
+        groupId: 'g',
+        topics: [
+          { topic: 'a', partitions: [0, 1] },
+          { topic: 'b', partitions: [2] },
+        ],
+        requireStableOffsets: true,
+      },
+    ]);
+    expect([...offsets]).toEqual([
+      ['a/0', '7'],
+      ['a/1', '-1'],
+    ]);
+  });
+
+  it('answers none of them when the read waited too long for a transaction that holds them', async () => {
+    const held = new KafkaJS.KafkaJSError('timed out', { code: KafkaJS.ErrorCodes.ERR__TIMED_OUT });
+    const admin: Pick<Admin, 'fetchOffsets'> = { fetchOffsets: () => Promise.reject(held) };
+    expect((await stableCommittedOffsets(admin, 'g', [{ topic: 'a', partition: 0 }])).size).toBe(0);
   });
 });

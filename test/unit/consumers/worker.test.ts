@@ -75,7 +75,7 @@ function setup(
     partitions: () => [state],
     producer: { commit: () => Promise.resolve(), connect: () => Promise.resolve() },
     consumer: () => consumer,
-    committedOffset: () => Promise.resolve('-1'),
+    committedOffsets: () => Promise.resolve(new Map<string, string | undefined>()),
     pauses,
     logger: pino({ level: 'silent' }),
     onRefused: () => undefined,
