@@ -184,7 +184,7 @@ describe('transport security settings', () => {
     ).toBe('http://127.0.0.1:8090');
   });
 
-  it('builds kafkajs ssl and sasl options from files and credentials', () => {
+  it("builds the Kafka client's TLS (PEM text) and SASL settings from files and credentials", () => {
     const config = loadConfig({
       ...base,
       KAFKA_SSL: 'true',

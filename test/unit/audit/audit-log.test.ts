@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { Message } from '../../../src/kafka/client.js';
+import type { Kafka, Message, ProducerConstructorConfig } from '../../../src/kafka/client.js';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { kafkaAuditLog, type ConsoleAuditEvent } from '../../../src/audit/audit-log.js';
@@ -53,6 +53,26 @@ describe('the console audit log', () => {
       expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
     }
     expect(JSON.parse(String(messages[1]?.value))).toEqual(redrive);
+  });
+
+  it('writes through one idempotent producer, acknowledged by every in-sync replica, as JSON', async () => {
+    const recording = recordingKafka();
+    const configs: (ProducerConstructorConfig | undefined)[] = [];
+    const kafka: Pick<Kafka, 'producer'> = {
+      producer: (config) => {
+        configs.push(config);
+        return recording.kafka.producer(config);
+      },
+    };
+    const log = kafkaAuditLog(kafka, 'p', pino({ level: 'silent' }));
+    await log.write(reveal);
+    await log.write(reveal);
+    await log.close();
+    expect(configs).toEqual([{ kafkaJS: { idempotent: true, acks: -1, allowAutoTopicCreation: false } }]);
+    expect(recording.sent.flatMap((r) => r.messages.map((m) => m.headers))).toEqual([
+      { 'content-type': 'application/json' },
+      { 'content-type': 'application/json' },
+    ]);
   });
 
   it('refuses, and never sends, an event with a field the contract does not know (a key, a tax id)', async () => {

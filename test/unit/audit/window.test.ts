@@ -1,15 +1,24 @@
+import { KafkaJS } from '@confluentinc/kafka-javascript';
 import { describe, expect, it } from 'vitest';
 import { AuditError } from '../../../src/audit/errors.js';
 import { checkWindow, resolveRanges, totalMessages, type OffsetAdmin } from '../../../src/audit/window.js';
 
+type Isolation = KafkaJS.IsolationLevel | undefined;
+
 /**
  * A fake admin over one topic whose partitions hold messages stamped at the given times
- * (offset = index), low offsets as given (records deleted by retention below them).
+ * (offset = index), low offsets as given (records deleted by retention below them). `asked`
+ * keeps the isolation level of each ListOffsets request.
  */
-function fakeAdmin(partitions: { stamps: number[]; low?: number }[]): OffsetAdmin {
+function fakeAdmin(
+  partitions: { stamps: number[]; low?: number }[],
+): OffsetAdmin & { asked: { call: string; isolation: Isolation }[] } {
+  const asked: { call: string; isolation: Isolation }[] = [];
   return {
-    fetchTopicOffsets: (topic) =>
-      topic === 'orders'
+    asked,
+    fetchTopicOffsets: (topic, options) => {
+      asked.push({ call: 'fetchTopicOffsets', isolation: options?.isolationLevel });
+      return topic === 'orders'
         ? Promise.resolve(
             partitions.map((p, partition) => ({
               partition,
@@ -18,15 +27,18 @@ function fakeAdmin(partitions: { stamps: number[]; low?: number }[]): OffsetAdmi
               low: String(p.low ?? 0),
             })),
           )
-        : Promise.reject(new Error(`unknown ${topic}`)),
-    // Kafka: the first offset stamped at or after the time; kafkajs: the high offset when none.
-    fetchTopicOffsetsByTimestamp: (_topic, timestamp) =>
-      Promise.resolve(
+        : Promise.reject(new Error(`unknown ${topic}`));
+    },
+    // Kafka: the first offset stamped at or after the time; the client: the high offset when none.
+    fetchTopicOffsetsByTimestamp: (_topic, timestamp, options) => {
+      asked.push({ call: 'fetchTopicOffsetsByTimestamp', isolation: options?.isolationLevel });
+      return Promise.resolve(
         partitions.map((p, partition) => {
           const index = p.stamps.findIndex((s, offset) => offset >= (p.low ?? 0) && s >= (timestamp ?? 0));
           return { partition, offset: String(index === -1 ? p.stamps.length : index) };
         }),
-      ),
+      );
+    },
   };
 }
 
@@ -75,6 +87,20 @@ describe('window → per-partition offset ranges', () => {
       [0, 1, 3],
       [1, 1, 2],
       [2, 0, 0],
+    ]);
+  });
+
+  it('asks every offset read_committed: a range ends at the last stable offset, never inside an open transaction', async () => {
+    // The client's admin asks read_uncommitted unless told otherwise: a range would then end at
+    // the high watermark, past an open transaction's records the reader never gets.
+    const asking = fakeAdmin([{ stamps: stamps(0, 10, 20) }]);
+    await resolveRanges({ admin: asking }, ['orders'], { kind: 'time', from: T(5), to: T(15) });
+    await resolveRanges({ admin: asking }, ['orders'], { kind: 'offsets', fromOffset: 1 });
+    expect(asking.asked).toEqual([
+      { call: 'fetchTopicOffsets', isolation: KafkaJS.IsolationLevel.READ_COMMITTED },
+      { call: 'fetchTopicOffsetsByTimestamp', isolation: KafkaJS.IsolationLevel.READ_COMMITTED },
+      { call: 'fetchTopicOffsetsByTimestamp', isolation: KafkaJS.IsolationLevel.READ_COMMITTED },
+      { call: 'fetchTopicOffsets', isolation: KafkaJS.IsolationLevel.READ_COMMITTED },
     ]);
   });
 

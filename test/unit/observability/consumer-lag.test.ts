@@ -9,11 +9,19 @@ type Committed = Awaited<ReturnType<LagAdmin['fetchOffsets']>>;
  * topic the group never committed on, librdkafka's -1001 for a partition without one), and
  * each topic's ends, one call a topic.
  */
-function admin(committed: Committed, ends: Record<string, Ends>): LagAdmin & { calls: string[] } {
+function admin(
+  committed: Committed,
+  ends: Record<string, Ends>,
+): LagAdmin & { calls: string[]; offsetsAsked: Parameters<LagAdmin['fetchOffsets']>[0][] } {
   const calls: string[] = [];
+  const offsetsAsked: Parameters<LagAdmin['fetchOffsets']>[0][] = [];
   return {
     calls,
-    fetchOffsets: () => Promise.resolve(committed),
+    offsetsAsked,
+    fetchOffsets: (asked) => {
+      offsetsAsked.push(asked);
+      return Promise.resolve(committed);
+    },
     fetchTopicOffsets: (topic: string) => {
       calls.push(topic);
       return Promise.resolve(ends[topic] ?? []);
@@ -40,6 +48,8 @@ describe('readPartitionLag', () => {
     const lags = await readPartitionLag(fake, 'group', ['a', 'b']);
 
     expect(fake.calls.sort()).toEqual(['a', 'b']);
+    // The group's offsets in one request for every topic.
+    expect(fake.offsetsAsked).toEqual([{ groupId: 'group', topics: ['a', 'b'] }]);
     expect(lags).toEqual([
       { topic: 'a', partition: 0, lag: 2 },
       // Nothing committed: behind by everything from the low watermark.
@@ -53,5 +63,6 @@ describe('readPartitionLag', () => {
     const fake = admin([], {});
     expect(await readPartitionLag(fake, 'group', [])).toEqual([]);
     expect(fake.calls).toEqual([]);
+    expect(fake.offsetsAsked).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { KafkaJS } from '@confluentinc/kafka-javascript';
 import type { Admin, ITopicConfig } from '../../../src/kafka/client.js';
 import { describe, expect, it } from 'vitest';
 import { ensureTopics } from '../../../src/producers/topic-setup.js';
@@ -27,11 +28,11 @@ function fakeAdmin(failures: number, existing: string[] = []) {
 
 /**
  * A broker behind its controller: topics the controller created are listed only after `lag`
- * more topic lists. Asked again for a topic it has, the controller answers TOPIC_ALREADY_EXISTS.
+ * more topic lists. Asked again for a topic it has, the controller answers TOPIC_ALREADY_EXISTS,
+ * which the client's createTopics turns into `false`; it throws on `waitForLeaders`, an option
+ * of kafkajs it does not implement.
  */
-interface CreateTopicsArgs {
-  topics: ITopicConfig[];
-}
+type CreateTopicsArgs = Parameters<Admin['createTopics']>[0];
 
 function laggingAdmin(lag: number) {
   const committed = new Set<string>();
@@ -45,17 +46,27 @@ function laggingAdmin(lag: number) {
       lists += 1;
       return Promise.resolve(listed());
     },
-    createTopics: ({ topics: asked }: CreateTopicsArgs) => {
+    createTopics: (options: CreateTopicsArgs) => {
+      if (Object.hasOwn(options, 'waitForLeaders')) {
+        return Promise.reject(
+          new KafkaJS.KafkaJSError('waitForLeaders is not yet implemented.', {
+            code: KafkaJS.ErrorCodes.ERR__NOT_IMPLEMENTED,
+          }),
+        );
+      }
+      const asked = options.topics;
       creates.push(asked.map((t) => t.topic));
+      let allCreated = true;
       for (const { topic } of asked) {
-        if (committed.has(topic)) alreadyExists.push(topic);
-        else {
+        if (committed.has(topic)) {
+          alreadyExists.push(topic);
+          allCreated = false;
+        } else {
           committed.add(topic);
           listedAfter.set(topic, lists + lag);
         }
       }
-      if (alreadyExists.length > 0) return Promise.reject(new Error('Broker: Topic already exists'));
-      return Promise.resolve(true);
+      return Promise.resolve(allCreated);
     },
   } as unknown as Admin;
   return { admin, creates, alreadyExists, lists: () => lists };
