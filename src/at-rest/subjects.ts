@@ -10,7 +10,7 @@ export type SubjectKind = 'tax-id' | 'plate';
 
 export interface DataSubject {
   kind: SubjectKind;
-  /** Normalized: a tax id's digits; a plate's letters and digits, upper case. */
+  /** Normalized: a tax id's or a plate's letters and digits, upper case (CNPJs may hold letters). */
   value: string;
 }
 
@@ -18,8 +18,13 @@ export interface DataSubject {
 const TAX_ID_PARAMS = ['cpf', 'cnpj', 'taxId', 'taxIdFull'] as const;
 const PLATE_PARAMS = ['licensePlate'] as const;
 
-export function normalizeSubject(kind: SubjectKind, raw: string): string {
-  return kind === 'tax-id' ? raw.replace(/\D/g, '') : raw.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
+/**
+ * The identifier without its mask: letters and digits, upper case. An alphanumeric CNPJ keeps
+ * its letters: with digits only, AAA12345678917 and AAL12345678917 (both valid) were indexed
+ * under one digest, and erasing one erased both.
+ */
+export function normalizeSubject(_kind: SubjectKind, raw: string): string {
+  return raw.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
 }
 
 /** The tax ids and plates a request's params name (the contract lets each request name one). */

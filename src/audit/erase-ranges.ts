@@ -3,6 +3,9 @@ import { kindsReadBy } from '../contract/topics.js';
 import { AuditError } from './errors.js';
 import { member, type DecodedRecord } from './records.js';
 import { scan, type AuditContext } from './scan.js';
+import { cnpjProblem, isValidCnpj } from '../contract/documents/cnpj.js';
+import { cpfProblem, isValidCpf } from '../contract/documents/cpf.js';
+import { plateProblem } from '../contract/documents/plate.js';
 
 /**
  * Where Kafka still holds a data subject's messages within retention: every topic that the
@@ -70,18 +73,23 @@ export function maskSubject(subject: DataSubject): string {
 export function parseSubject(flags: { taxId?: string; plate?: string }): DataSubject {
   const given = [flags.taxId, flags.plate].filter((v) => v !== undefined);
   if (given.length !== 1) throw new AuditError('BAD_ARGUMENTS', 'give exactly one of --tax-id and --plate');
-  const subject: DataSubject =
-    flags.taxId !== undefined
-      ? { kind: 'tax-id', value: normalizeSubject('tax-id', flags.taxId) }
-      : { kind: 'plate', value: normalizeSubject('plate', flags.plate ?? '') };
-  const valid = subject.kind === 'tax-id' ? /^(\d{11}|\d{14})$/ : /^[A-Z0-9]{7}$/;
-  if (!valid.test(subject.value)) {
-    throw new AuditError(
-      'BAD_ARGUMENTS',
-      subject.kind === 'tax-id'
-        ? '--tax-id must be a CPF (11 digits) or a CNPJ (14)'
-        : '--plate must be 7 letters and digits',
-    );
+  // Checked as the service checks a request's params (shape and check digits), never echoed:
+  // an erase of an identifier no request could have named would find nothing and say it erased.
+  if (flags.taxId !== undefined) {
+    const raw = flags.taxId.trim();
+    const problem = isValidCpf(raw) || isValidCnpj(raw) ? undefined : taxIdProblem(raw);
+    if (problem !== undefined) throw new AuditError('BAD_ARGUMENTS', `--tax-id ${problem}`);
+    return { kind: 'tax-id', value: normalizeSubject('tax-id', raw) };
   }
-  return subject;
+  const raw = (flags.plate ?? '').trim();
+  const problem = plateProblem(raw);
+  if (problem !== undefined) throw new AuditError('BAD_ARGUMENTS', `--plate ${problem}`);
+  return { kind: 'plate', value: normalizeSubject('plate', raw) };
+}
+
+/** Why a --tax-id is neither a CPF nor a CNPJ: the problem of the one its length suggests. */
+function taxIdProblem(raw: string): string {
+  const letters = raw.replace(/[^0-9A-Za-z]/g, '');
+  const problem = letters.length <= 11 ? cpfProblem(raw) : cnpjProblem(raw);
+  return `is not a valid ${letters.length <= 11 ? 'CPF' : 'CNPJ'}: ${problem ?? 'invalid'}`;
 }
