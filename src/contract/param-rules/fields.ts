@@ -127,7 +127,12 @@ function unknownKeysMessage(keys: readonly string[], allowed: readonly string[])
   return `unknown ${keys.length === 1 ? 'member' : 'members'} ${described.join(', ')}; allowed: ${allowed.join(', ')}`;
 }
 
+/**
+ * What the value was, never the value: a reason goes to the errors topic, the logs and the
+ * read-only console, and a value in the wrong field may be a name or a tax id (issue 50: a
+ * court list holding a person's name and CPF came back quoted in the reason).
+ */
 function describe(input: unknown): string {
   if (typeof input !== 'string') return typeof input;
-  return JSON.stringify(input.length > 40 ? `${input.slice(0, 40)}…` : input);
+  return `a text of ${input.length} character${input.length === 1 ? '' : 's'}`;
 }

@@ -45,11 +45,14 @@ describe('lawsuits-by-party filters', () => {
     [{ grade: '2' }, 'grade: must be a number from 1 to 4'],
     [
       { courts: ['TJ-SP', 'TJSP'] },
-      'courts[1]: must be one of the courts of the vendor list (e.g. STF, STJ, STM); got "TJSP"',
+      'courts[1]: must be one of the courts of the vendor list (e.g. STF, STJ, STM); got a text of 4 characters',
     ],
     [{ courts: 'TJ-DF' }, 'courts: must be one of the courts of the vendor list'],
     [{ courts: [] }, 'courts: must list at least one value'],
-    [{ partPole: 'ativo' }, 'partPole: must be one of the poles (PASSIVO, ATIVO); got "ativo"'],
+    [
+      { partPole: 'ativo' },
+      'partPole: must be one of the poles (PASSIVO, ATIVO); got a text of 5 characters',
+    ],
     [{ lawsuitStatuses: 'EM TRAMITAÇÃO' }, 'lawsuitStatuses: must be one of the lawsuit statuses'],
     [{ lawsuitFields: ['DIREITO PENAL', 'PENAL'] }, 'lawsuitFields[1]: must be one of the branches of law'],
     [{ segment: 'JUSTICA MILITAR' }, 'segment: must be one of the justice segments'],
@@ -96,5 +99,20 @@ describe('lawsuits-by-party filters', () => {
     expect(COURTS).not.toContain('TJ-DF');
     expect(COURTS).not.toContain('JF-DFT');
     expect(COURTS).not.toContain('TRT-25');
+  });
+});
+
+describe('a reason never quotes the value it refuses', () => {
+  // Issue 50, finding 8: a court list holding a person's name and CPF came back in the reason,
+  // and the read-only console showed it.
+  it('names the field and the rule, not a name or a tax id put in the wrong field', () => {
+    const refused = parseParams('lawsuits-by-party', {
+      taxId: '52998224725',
+      courts: ['MARIA APARECIDA SOUZA 98765432100'],
+    });
+    expect(refused.ok).toBe(false);
+    const message = refused.ok ? '' : refused.message;
+    expect(message).toMatch(/^courts\[0\]: must be one of the courts of the vendor list/);
+    expect(message).not.toMatch(/MARIA|SOUZA|98765432100/);
   });
 });
