@@ -21,7 +21,9 @@ const vendor = createVendorClient({
   apiKey: config.VENDOR_API_KEY,
   connections: 64,
 });
-const producer = kafka.producer();
+// Each result sent as it is ready, as kafkajs sent it: the client's default linger (5 ms) would
+// hold every awaited send of this one-message-at-a-time consumer for nothing.
+const producer = kafka.producer({ 'linger.ms': 0 });
 const consumer = kafka.consumer({ kafkaJS: { groupId: config.KAFKA_GROUP_ID, fromBeginning: true } });
 await producer.connect();
 await consumer.connect();
