@@ -287,14 +287,22 @@ export async function openGroupOffsetsReader(
   };
 }
 
-function committedOf(
-  consumer: KafkaConsumer,
+/** librdkafka's committed() as a promise; exported for its test. */
+export function committedOf(
+  consumer: Pick<KafkaConsumer, 'committed'>,
   toppars: { topic: string; partition: number }[],
   timeoutMs: number,
 ): Promise<{ topic: string; partition: number; offset?: number }[]> {
   return new Promise((resolve, reject) => {
     consumer.committed(toppars, timeoutMs, (error, offsets) => {
-      if (isClientError(error)) reject(asError(error));
+      if (isClientError(error)) {
+        reject(asError(error));
+        return;
+      }
+      // A partition the coordinator answered with an error comes back as an Error in its place,
+      // with no topic or partition: the read as a whole is unknown, never "nothing committed".
+      const failed = (offsets as unknown[]).find((entry) => entry instanceof Error);
+      if (failed) reject(new Error(`the group's committed offsets could not be read: ${failed.message}`));
       else resolve(offsets);
     });
   });
