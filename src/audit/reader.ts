@@ -1,5 +1,5 @@
-import type { KafkaConsumer, LibrdKafkaError, Message } from '@confluentinc/kafka-javascript';
-import type { IHeaders } from '../kafka/client.js';
+import type { KafkaConsumer, Message } from '@confluentinc/kafka-javascript';
+import { asError, isClientError, type IHeaders } from '../kafka/client.js';
 import { RangeCursors } from './cursors.js';
 import type { RawRecord } from './records.js';
 import { committedOffsets, deleteGroup, throwawayGroupId, type GroupAdmin } from './throwaway-group.js';
@@ -76,7 +76,7 @@ export async function readRanges(deps: ReaderDeps, options: ReadOptions): Promis
   try {
     await new Promise<void>((resolve, reject) => {
       consumer.connect({ timeout: 30_000 }, (error) => {
-        if (failed(error)) reject(clientError(error));
+        if (isClientError(error)) reject(asError(error));
         else resolve();
       });
     });
@@ -150,7 +150,7 @@ async function consume(
     if (Date.now() - lastProgressAt > idleTimeoutMs) return;
     const messages = await new Promise<Message[]>((resolve, reject) => {
       consumer.consume(BATCH, (error, batch) => {
-        if (failed(error)) reject(clientError(error));
+        if (isClientError(error)) reject(asError(error));
         else resolve(batch);
       });
     });
@@ -215,15 +215,6 @@ function headersOf(message: Message): IHeaders {
     }
   }
   return headers;
-}
-
-/** The client's callbacks type their error as always there; it is null on success. */
-function failed(error: LibrdKafkaError | null | undefined): error is LibrdKafkaError {
-  return error !== null && error !== undefined;
-}
-
-function clientError(error: LibrdKafkaError): Error {
-  return Object.assign(new Error(error.message), { code: error.code });
 }
 
 function messageOf(error: unknown): string {

@@ -321,10 +321,11 @@ function closeConsumer(consumer: KafkaConsumer): Promise<void> {
 }
 
 /** The client's callbacks type their error as always there; it is null on success. */
-function isClientError(error: LibrdKafkaError | null | undefined): error is LibrdKafkaError {
+export function isClientError(error: LibrdKafkaError | null | undefined): error is LibrdKafkaError {
   return error !== null && error !== undefined;
 }
 
-function asError(error: LibrdKafkaError): Error {
+/** A librdkafka error as an Error with its code. */
+export function asError(error: LibrdKafkaError): Error {
   return Object.assign(new Error(error.message), { code: error.code });
 }
