@@ -45,6 +45,8 @@ import {
 /** Output topics are created with max.message.bytes of 2 MiB (topic-setup.ts); headers need room. */
 const RESULT_MAX_BYTES_LIMIT = 2 * 1024 * 1024 - 64 * 1024;
 const DAY_MS = 24 * 3600 * 1000;
+/** KAFKA_SESSION_TIMEOUT_MS by default: a group coordinator's failover fits in it (docs/guarantees.md). */
+export const DEFAULT_KAFKA_SESSION_TIMEOUT_MS = 30_000;
 
 const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -56,7 +58,7 @@ const envSchema = z.object({
   KAFKA_CLIENT_ID: z.string().min(1).default('verification-gateway'),
   KAFKA_GROUP_ID: z.string().min(1).default('verification-gateway'),
   /** How long the group waits for a silent member before moving its partitions. */
-  KAFKA_SESSION_TIMEOUT_MS: int(6_000, 30_000),
+  KAFKA_SESSION_TIMEOUT_MS: int(6_000, DEFAULT_KAFKA_SESSION_TIMEOUT_MS),
   /**
    * How long a request to a broker may go unanswered before the client calls it failed (and, for
    * a transactional request, the producer is re-initialised: see transactional-producer.ts).
@@ -68,8 +70,17 @@ const envSchema = z.object({
    * unique among running replicas.
    */
   KAFKA_TRANSACTIONAL_ID: z.string().min(1).optional(),
+  /**
+   * librdkafka's debug contexts for every client (e.g. `eos,cgrp`), written at LOG_LEVEL=debug:
+   * to see what the client does around a fault. Unset, none.
+   */
+  KAFKA_CLIENT_DEBUG: unlessBlank(
+    z
+      .string()
+      .regex(/^[a-z]+(,[a-z]+)*$/, 'must be a comma-separated list of librdkafka debug contexts (e.g. eos,cgrp)'),
+  ),
   /** How long a replica that vanished mid-transaction holds its partitions' offsets unstable. */
-  KAFKA_TRANSACTION_TIMEOUT_MS: int(1_000, 10_000),
+  KAFKA_TRANSACTION_TIMEOUT_MS: int(1_000, 30_000),
   TOPIC_PREFIX: z
     .string()
     .regex(/^[a-zA-Z0-9._-]+$/, 'may hold letters, digits, dot, underscore and hyphen only')

@@ -62,6 +62,8 @@ export interface KafkaClientSettings {
    * in seconds, not minutes).
    */
   retry?: { retries: number; initialRetryTime?: number; maxRetryTime?: number };
+  /** librdkafka's `debug` contexts (e.g. `eos,cgrp`): its debug lines go to the logger at debug. */
+  debug?: string;
 }
 
 /** A Kafka client factory with the project's settings. */
@@ -81,7 +83,11 @@ export function createKafka(settings: KafkaClientSettings): Kafka {
     logLevel: settings.logger ? logLevel.WARN : logLevel.ERROR,
     logger: pinoKafkaLogger(settings.logger, errors),
   };
-  const kafka = new KafkaJS.Kafka({ kafkaJS, ...tlsFiles(security) });
+  const kafka = new KafkaJS.Kafka({
+    kafkaJS,
+    ...tlsFiles(security),
+    ...(settings.debug === undefined ? {} : { debug: settings.debug }),
+  });
   recentErrors.set(kafka, errors);
   return kafka;
 }
@@ -150,6 +156,7 @@ export function librdkafkaSettings(settings: KafkaClientSettings): ConsumerGloba
     ...(settings.connectionTimeoutMs === undefined
       ? {}
       : { 'socket.connection.setup.timeout.ms': settings.connectionTimeoutMs }),
+    ...(settings.debug === undefined ? {} : { debug: settings.debug }),
   };
 }
 

@@ -54,6 +54,7 @@ export async function connectInfrastructure(
     requestTimeoutMs: config.KAFKA_REQUEST_TIMEOUT_MS,
     logger,
     security: config.kafkaSecurity,
+    ...(config.KAFKA_CLIENT_DEBUG === undefined ? {} : { debug: config.KAFKA_CLIENT_DEBUG }),
   };
   const kafka = createKafka(settings);
   const admin = kafka.admin();

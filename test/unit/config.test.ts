@@ -37,6 +37,7 @@ describe('loadConfig', () => {
     [{ COMMIT_MAX_INTERVAL_MS: '5' }, /^COMMIT_MAX_INTERVAL_MS: must be at least COMMIT_INTERVAL_MS \(10\)/],
     [{ COMMIT_MAX_INTERVAL_MS: 'soon' }, /^COMMIT_MAX_INTERVAL_MS: /],
     [{ ANSWER_GATHER_MAX_MS: '-1' }, /^ANSWER_GATHER_MAX_MS: /],
+    [{ KAFKA_CLIENT_DEBUG: 'eos; rm -rf' }, /^KAFKA_CLIENT_DEBUG: must be a comma-separated list/],
     [{ ANSWER_GATHER_MAX_MS: '2.5' }, /^ANSWER_GATHER_MAX_MS: /],
     [{ OUTPUT_RETENTION_MS: '0' }, /^OUTPUT_RETENTION_MS: must be a positive number of milliseconds/],
     [{ OUTPUT_RETENTION_MS: '-1' }, /^OUTPUT_RETENTION_MS: must be a positive .*-1 is no longer accepted/],
@@ -66,6 +67,14 @@ describe('loadConfig', () => {
     ],
   ])('stops start-up naming the bad setting (%o)', (override, message) => {
     expect(() => loadConfig({ ...base, ...override })).toThrow(message);
+  });
+
+  it("waits out a group coordinator's failover: 30 s sessions and transactions by default, no client debug", () => {
+    const config = loadConfig(base);
+    expect(config.KAFKA_SESSION_TIMEOUT_MS).toBe(30_000);
+    expect(config.KAFKA_TRANSACTION_TIMEOUT_MS).toBe(30_000);
+    expect(config.KAFKA_CLIENT_DEBUG).toBeUndefined();
+    expect(loadConfig({ ...base, KAFKA_CLIENT_DEBUG: 'eos,cgrp' }).KAFKA_CLIENT_DEBUG).toBe('eos,cgrp');
   });
 
   it('reads a blank number setting as not given: its default, never 0', () => {
