@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './threadpool.js';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { registerAuditCommands } from './audit/commands.js';
 import { AUDIT_ERROR_CODES } from './audit/errors.js';

@@ -91,8 +91,13 @@ function hasCommittable(state: PartitionState): boolean {
  * broker failover (a leader election, a coordinator moving) takes seconds to tens of seconds:
  * failures are fatal only once none has succeeded for `failureBudgetMs`.
  */
+/** A round lasting longer than this is reported (where it waits), and again at every multiple. */
+const ROUND_STALL_REPORT_MS = 15_000;
+
 export class CommitLoop {
   private round: Promise<void> | undefined;
+  /** Where the round under way is, for the report of a long one. */
+  private roundStage: 'idle' | 'init' | 'settle-carried' | 'commit' = 'idle';
   private scheduled: NodeJS.Timeout | undefined;
   private scheduledAt = 0;
   private lastStartedAt = 0;
@@ -194,11 +199,21 @@ export class CommitLoop {
   commitRound(): Promise<void> {
     if (this.round) return this.round;
     let retryAfterMs = 0;
+    const startedAt = Date.now();
+    const watch = setInterval(() => {
+      this.deps.logger.warn(
+        { stage: this.roundStage, ms: Date.now() - startedAt },
+        'a commit round is taking long',
+      );
+    }, ROUND_STALL_REPORT_MS);
+    watch.unref();
     this.round = this.runRound()
       .then((ok) => {
         if (!ok) retryAfterMs = this.retryDelayMs();
       })
       .finally(() => {
+        clearInterval(watch);
+        this.roundStage = 'idle';
         this.round = undefined;
         // What completed meanwhile (or a failed round) goes in the next transaction.
         if (this.hasWork()) this.schedule(retryAfterMs);
@@ -214,13 +229,16 @@ export class CommitLoop {
       // The replaced producer's InitProducerId ends the failed transaction (see commit()): only
       // then do the group's stable offsets say for sure whether it committed.
       try {
+        this.roundStage = 'init';
         await this.deps.producer.connect();
       } catch (error) {
         this.countFailure(error);
         return false;
       }
+      this.roundStage = 'settle-carried';
       if (!(await this.settleCarried())) return false;
     }
+    this.roundStage = 'commit';
     const taken = this.take();
     if (taken.length === 0) return true;
     const startedAt = Date.now();

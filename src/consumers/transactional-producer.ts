@@ -2,6 +2,8 @@ import { KafkaJS } from '@confluentinc/kafka-javascript';
 import type { Consumer, Kafka, Producer, TopicMessages } from '../kafka/client.js';
 import type { OutputRecord } from '../producers/output-records.js';
 
+const { ErrorCodes } = KafkaJS;
+
 /**
  * One transactional producer per process. Its transactional id is stable for a replica (see
  * config: KAFKA_TRANSACTIONAL_ID), so a restarted replica's InitProducerId aborts whatever its
@@ -58,7 +60,42 @@ export interface GroupHandle {
 export interface TransactionalProducerSettings {
   transactionalId: string;
   transactionTimeoutMs: number;
+  /** Told each time a call of the transaction is made again after a transient error (see resumed). */
+  onResume?: (call: TransactionCall, error: unknown) => void;
+  /** CALL_HANG_MS by default (tests shorten it). */
+  callHangMs?: number;
+  /**
+   * Told every STALL_REPORT_MS while one step of a commit (InitProducerId, the produce, the
+   * offsets, EndTxn, closing a replaced producer) has lasted longer than that: where a round waits.
+   */
+  onStalled?: (step: CommitStep, ms: number) => void;
 }
+
+export type CommitStep = 'init' | 'produce' | 'sendOffsets' | 'commit' | 'close-replaced';
+
+/**
+ * How long a call of the transaction (InitProducerId, sendOffsets, commit) may take before it is
+ * given up: librdkafka ends each at its own 5 s timeout, save for a known hang.
+ * `send_offsets_to_transaction` waits without a bound while its group coordinator request waits
+ * for a coordinator that went away (librdkafka#5456, #5511: the coordinator request's timeout is
+ * never checked; the call returns only once another broker changes state, such as the dead
+ * node coming back). A call given up leaves the transaction to a new producer, whose
+ * InitProducerId ends it.
+ */
+export const CALL_HANG_MS = 8_000;
+
+/** A call of the transaction that did not return within CALL_HANG_MS. */
+export class TransactionCallHung extends Error {
+  constructor(call: string, ms: number) {
+    super(`${call} did not return within ${ms} ms: the transaction is left to a new producer`);
+    this.name = 'TransactionCallHung';
+  }
+}
+
+/** How long a step of a commit may last before it is reported, and how often after that. */
+export const STALL_REPORT_MS = 15_000;
+
+export type TransactionCall = 'sendOffsets' | 'commit';
 
 /** The round's partitions were revoked before its offsets were sent: nothing was committed. */
 export class RevokedBeforeCommit extends Error {
@@ -102,7 +139,7 @@ class KafkaTransactionalProducer implements TransactionalProducer {
 
   connect(): Promise<void> {
     if (this.connected) return this.connected;
-    const connecting = this.producer.connect().catch(async (error: unknown) => {
+    const connecting = bounded('InitProducerId', this.producer.connect(), this.hangMs).catch(async (error: unknown) => {
       // A producer whose InitProducerId failed is not tried again: a new one is.
       if (this.connected === connecting) await this.replace();
       throw error;
@@ -116,23 +153,42 @@ class KafkaTransactionalProducer implements TransactionalProducer {
     offsets: readonly PartitionOffset[],
     group: GroupHandle,
   ): Promise<void> {
-    await this.connect();
+    await this.step('init', () => this.connect());
     const producer = this.producer;
+    // The broker aborts the transaction past its timeout: resuming a call after that is futile.
+    const resumeUntil = Date.now() + this.settings.transactionTimeoutMs;
     try {
       const transaction = await producer.transaction();
       const topicMessages = byTopicMessages(records);
-      const sent = topicMessages.length > 0 ? transaction.sendBatch({ topicMessages }) : Promise.resolve([]);
-      // Asked in the same turn as sendOffsets reads the group metadata (see GroupHandle).
-      if (!group.owns()) {
-        await sent.catch(() => undefined);
-        throw new RevokedBeforeCommit();
-      }
-      const offsetsSent = transaction.sendOffsets({ consumer: group.consumer, topics: byTopic(offsets) });
+      const sent =
+        topicMessages.length > 0
+          ? this.step('produce', () => transaction.sendBatch({ topicMessages }))
+          : Promise.resolve([]);
+      // Asked in the same turn as sendOffsets reads the group metadata (see GroupHandle), before
+      // every call of it.
+      const owned = (): void => {
+        if (!group.owns()) throw new RevokedBeforeCommit();
+      };
+      const offsetsSent = this.step('sendOffsets', () =>
+        resumed(
+          () => {
+            owned();
+            return transaction.sendOffsets({ consumer: group.consumer, topics: byTopic(offsets) });
+          },
+          resumeUntil,
+          this.settings.onResume,
+          'sendOffsets',
+          this.hangMs,
+        ),
+      );
       const outcomes = await Promise.allSettled([sent, offsetsSent]);
       for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
-      await transaction.commit();
+      await this.step('commit', () =>
+        resumed(() => transaction.commit(), resumeUntil, this.settings.onResume, 'commit', this.hangMs),
+      );
     } catch (error) {
-      await this.replace();
+      // A round fenced meanwhile (fence()) already has its replacement.
+      if (this.producer === producer) await this.replace();
       throw error;
     }
   }
@@ -146,6 +202,10 @@ class KafkaTransactionalProducer implements TransactionalProducer {
 
   async close(): Promise<void> {
     if (this.connected) await this.producer.disconnect();
+  }
+
+  private get hangMs(): number {
+    return this.settings.callHangMs ?? CALL_HANG_MS;
   }
 
   private create(): Producer {
@@ -177,7 +237,92 @@ class KafkaTransactionalProducer implements TransactionalProducer {
     this.connected = undefined;
     // Bounded: a producer librdkafka holds in a fatal state may take its time to close, and the
     // new one (a new epoch) fences it whatever it still does.
-    if (wasConnected) await settledWithin(old.disconnect(), DISCONNECT_WAIT_MS);
+    if (wasConnected) await this.step('close-replaced', () => settledWithin(old.disconnect(), DISCONNECT_WAIT_MS));
+  }
+
+  /** Runs one step of a commit, reporting it while it lasts past STALL_REPORT_MS (onStalled). */
+  private async step<T>(name: CommitStep, run: () => Promise<T>): Promise<T> {
+    const onStalled = this.settings.onStalled;
+    if (!onStalled) return run();
+    const startedAt = Date.now();
+    const timer = setInterval(() => {
+      onStalled(name, Date.now() - startedAt);
+    }, STALL_REPORT_MS);
+    timer.unref();
+    try {
+      return await run();
+    } finally {
+      clearInterval(timer);
+    }
+  }
+}
+
+/**
+ * Errors after which librdkafka's transaction is still whole and the same call may be made again:
+ * the call's own timeout (the request is still on its way: the next call waits for its answer),
+ * a coordinator that moved, is loading or is unreachable for now (librdkafka retries these within
+ * the call's time and then hands them back). Anything else (a message that timed out, a refused
+ * generation, a fenced epoch) ends the transaction: the producer is replaced. A call made again
+ * on a transaction librdkafka has meanwhile put in an error state fails with that state, and the
+ * producer is replaced then.
+ */
+const RESUMABLE_CODES: ReadonlySet<number> = new Set([
+  ErrorCodes.ERR__TIMED_OUT,
+  ErrorCodes.ERR__TIMED_OUT_QUEUE,
+  ErrorCodes.ERR__TRANSPORT,
+  ErrorCodes.ERR_REQUEST_TIMED_OUT,
+  ErrorCodes.ERR_COORDINATOR_NOT_AVAILABLE,
+  ErrorCodes.ERR_NOT_COORDINATOR,
+  ErrorCodes.ERR_COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCodes.ERR_CONCURRENT_TRANSACTIONS,
+]);
+
+/** A pause before a call that failed at once is made again. */
+const RESUME_PAUSE_MS = 250;
+
+/** Whether a transaction call's error leaves the transaction whole (RESUMABLE_CODES). */
+export function isResumable(error: unknown): boolean {
+  if (error instanceof RevokedBeforeCommit) return false;
+  const code = errorCode(error);
+  return (error as { retriable?: unknown }).retriable === true || (code !== undefined && RESUMABLE_CODES.has(code));
+}
+
+/**
+ * Makes a transaction call again while it fails with a resumable error and `until` has not
+ * passed: the transaction goes on instead of being redone (a coordinator's failover outlasts
+ * the client's fixed 5 s per call).
+ */
+async function resumed<T>(
+  call: () => Promise<T>,
+  until: number,
+  onResume: TransactionalProducerSettings['onResume'],
+  name: TransactionCall,
+  hangMs: number,
+): Promise<T> {
+  for (;;) {
+    const startedAt = Date.now();
+    try {
+      return await bounded(name, call(), hangMs);
+    } catch (error) {
+      if (!isResumable(error) || Date.now() >= until) throw error;
+      onResume?.(name, error);
+      if (Date.now() - startedAt < RESUME_PAUSE_MS) await new Promise((r) => setTimeout(r, RESUME_PAUSE_MS));
+    }
+  }
+}
+
+/** The call's outcome, or TransactionCallHung once `ms` passed without one. */
+async function bounded<T>(name: string, call: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new TransactionCallHung(name, ms));
+    }, ms);
+  });
+  try {
+    return await Promise.race([call, hung]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -220,8 +365,6 @@ function byTopic(
   }
   return [...topics].map(([topic, partitions]) => ({ topic, partitions }));
 }
-
-const { ErrorCodes } = KafkaJS;
 
 /** The group coordinator's answers to offsets from a member outside the current generation. */
 const REFUSED_MEMBER_CODES = new Set<number>([

@@ -183,7 +183,10 @@ function startAtZero(
   }
 }
 
-type TransactionRecorders = Pick<ServiceMetrics, 'transaction' | 'producerFenced' | 'commitRefused'>;
+type TransactionRecorders = Pick<
+  ServiceMetrics,
+  'transaction' | 'producerFenced' | 'commitRefused' | 'transactionCallResumed'
+>;
 
 export function transactionRecorders(make: MetricFactory): TransactionRecorders {
   const txCommitted = make.counter(
@@ -206,6 +209,12 @@ export function transactionRecorders(make: MetricFactory): TransactionRecorders 
     'verification_commits_refused_total',
     "Transactions whose offsets the group refused because this member's generation was over (a zombie's commit)",
   );
+  const resumed = make.counter(
+    'verification_transaction_calls_resumed_total',
+    "A transaction's sendOffsets or commit made again after a transient error (a coordinator moving): the transaction went on",
+    ['call'],
+  );
+  for (const call of ['sendOffsets', 'commit'] as const) resumed.inc({ call }, 0);
   return {
     transaction(kind, seconds) {
       (kind === 'committed' ? txCommitted : txAborted).inc();
@@ -216,6 +225,9 @@ export function transactionRecorders(make: MetricFactory): TransactionRecorders 
     },
     commitRefused: () => {
       refused.inc();
+    },
+    transactionCallResumed: (call) => {
+      resumed.inc({ call });
     },
   };
 }

@@ -76,6 +76,7 @@ export interface ServiceMetrics {
   transaction(kind: 'committed' | 'aborted', seconds: number): void;
   producerFenced(): void;
   commitRefused(): void;
+  transactionCallResumed(call: 'sendOffsets' | 'commit'): void;
   consumerLag(topic: string, partition: number, lag: number): void;
   webhookCall(code: number): void;
   vehicleSearchExpired(): void;

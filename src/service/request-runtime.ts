@@ -41,7 +41,19 @@ export function createRuntime(config: Config, logger: Logger, deps: RequestRunti
     logger,
     metrics,
     breakerFor,
-    producer: instrumentProducer(createTransactionalProducer(kafka, settings), metrics),
+    producer: instrumentProducer(
+      createTransactionalProducer(kafka, {
+        ...settings,
+        onResume: (call, error) => {
+          metrics.transactionCallResumed(call);
+          logger.warn({ err: error, call }, 'transaction call made again after a transient error');
+        },
+        onStalled: (step, ms) => {
+          logger.warn({ step, ms }, 'a step of the commit round is taking long');
+        },
+      }),
+      metrics,
+    ),
     settings,
     tracing: deps.tracing,
     process: traceProcessDeps(processDeps(config, logger, deps), deps.tracing),

@@ -6,6 +6,7 @@ import {
   isProducerFenced,
   isRefusedMember,
   RevokedBeforeCommit,
+  TransactionCallHung,
   TRANSACTIONAL_PRODUCER_SETTINGS,
   type GroupHandle,
 } from '../../../src/consumers/transactional-producer.js';
@@ -32,7 +33,17 @@ interface SentOffsets {
  * the client a transaction is its producer. `offsetsFail`: sendOffsets fails (the group
  * coordinator refused the offsets).
  */
-function scriptedClient(options: { offsetsFail?: boolean } = {}) {
+function scriptedClient(
+  options: {
+    offsetsFail?: boolean;
+    offsetsErrors?: number[];
+    commitErrors?: number[];
+    /** sendOffsets never settles (librdkafka#5456). */
+    offsetsHang?: boolean;
+  } = {},
+) {
+  const offsetsErrors = [...(options.offsetsErrors ?? [])];
+  const commitErrors = [...(options.commitErrors ?? [])];
   const log: string[] = [];
   const batches: TopicMessages[][] = [];
   const offsets: SentOffsets[] = [];
@@ -55,13 +66,19 @@ function scriptedClient(options: { offsetsFail?: boolean } = {}) {
       sendOffsets: (sent: SentOffsets) => {
         log.push('offsets sent');
         offsets.push(sent);
+        if (options.offsetsHang) return new Promise<void>(() => undefined);
+        const scripted = offsetsErrors.shift();
+        if (scripted !== undefined) return Promise.reject(new KafkaJSError('offsets not sent', { code: scripted }));
         return options.offsetsFail
           ? Promise.reject(new KafkaJSError('offsets refused', { code: ErrorCodes.ERR_ILLEGAL_GENERATION }))
           : Promise.resolve();
       },
       commit: () => {
         log.push('commit');
-        return Promise.resolve();
+        const scripted = commitErrors.shift();
+        return scripted === undefined
+          ? Promise.resolve()
+          : Promise.reject(new KafkaJSError('commit not done', { code: scripted }));
       },
       abort: () => {
         log.push('abort');
@@ -111,8 +128,15 @@ const record = (bytes: number, topic = 'results'): OutputRecord => ({
   headers: { 'content-type': 'application/json' },
 });
 
-function producerOn(kafka: Kafka) {
-  return createTransactionalProducer(kafka, { transactionalId: 'tx', transactionTimeoutMs: 10_000 });
+function producerOn(kafka: Kafka, resumes: string[] = [], callHangMs?: number) {
+  return createTransactionalProducer(kafka, {
+    transactionalId: 'tx',
+    transactionTimeoutMs: 10_000,
+    ...(callHangMs === undefined ? {} : { callHangMs }),
+    onResume: (call, error) => {
+      resumes.push(`${call}: ${errorCode(error)}`);
+    },
+  });
 }
 
 /** Lets pending callbacks run. */
@@ -250,6 +274,73 @@ describe('the transactional producer', () => {
     ]);
     await producer.close();
     expect(log.at(-1)).toBe('producer 2 disconnect');
+  });
+
+  it("goes on with the same transaction after a call's own timeout or a coordinator's move", async () => {
+    const { kafka, log, configs, answerProduce } = scriptedClient({
+      offsetsErrors: [ErrorCodes.ERR_COORDINATOR_NOT_AVAILABLE, ErrorCodes.ERR__TRANSPORT],
+      commitErrors: [ErrorCodes.ERR__TIMED_OUT],
+    });
+    answerProduce();
+    const resumes: string[] = [];
+    await producerOn(kafka, resumes).commit([record(100)], offsets, owning);
+    // No new producer: the transaction is not redone, only its calls made again.
+    expect(configs).toHaveLength(1);
+    expect(log.filter((l) => l === 'offsets sent')).toHaveLength(3);
+    expect(log.filter((l) => l === 'commit')).toHaveLength(2);
+    expect(log).not.toContain('producer 1 disconnect');
+    expect(resumes).toEqual([
+      `sendOffsets: ${ErrorCodes.ERR_COORDINATOR_NOT_AVAILABLE}`,
+      `sendOffsets: ${ErrorCodes.ERR__TRANSPORT}`,
+      `commit: ${ErrorCodes.ERR__TIMED_OUT}`,
+    ]);
+  });
+
+  it('asks again whether the round still holds its partitions before it sends the offsets again', async () => {
+    const { kafka, offsets: sent, configs, answerProduce } = scriptedClient({
+      offsetsErrors: [ErrorCodes.ERR_NOT_COORDINATOR],
+    });
+    answerProduce();
+    let asked = 0;
+    // Held at the first call; revoked while the coordinator moved.
+    const group: GroupHandle = { consumer, owns: () => (asked += 1) === 1 };
+    await expect(producerOn(kafka).commit([record(100)], offsets, group)).rejects.toBeInstanceOf(
+      RevokedBeforeCommit,
+    );
+    expect(sent).toHaveLength(1);
+    expect(asked).toBe(2);
+    expect(configs).toHaveLength(2);
+  });
+
+  it('gives up a sendOffsets that never returns (librdkafka#5456) and leaves the transaction to a new producer', async () => {
+    const { kafka, log, configs, answerProduce } = scriptedClient({ offsetsHang: true });
+    answerProduce();
+    const resumes: string[] = [];
+    const error = await producerOn(kafka, resumes, 50)
+      .commit([record(100)], offsets, owning)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(TransactionCallHung);
+    expect(resumes).toEqual([]);
+    expect(log).not.toContain('commit');
+    expect(log).toContain('producer 1 disconnect');
+    expect(configs).toHaveLength(2);
+  });
+
+  it('redoes nothing in the same transaction after an error that ends it: a new producer', async () => {
+    const { kafka, log, configs, answerProduce } = scriptedClient({
+      commitErrors: [ErrorCodes.ERR__MSG_TIMED_OUT],
+    });
+    answerProduce();
+    const resumes: string[] = [];
+    await expect(producerOn(kafka, resumes).commit([record(100)], offsets, owning)).rejects.toThrow(
+      'commit not done',
+    );
+    expect(log.filter((l) => l === 'commit')).toHaveLength(1);
+    expect(resumes).toEqual([]);
+    expect(configs).toHaveLength(2);
   });
 
   it('makes its producers transactional and idempotent, with gzip at level 1 and values up to 4 MiB', async () => {
