@@ -22,9 +22,20 @@ function requestTopic(ctx: FaultContext): string {
   return topicNames(ctx.prefix).request(OPERATION);
 }
 
-/** Waits until every partition of our topics and the coordinators' topics has 3 replicas in sync. */
+/**
+ * Waits until every partition of the scenario's topics (requests, results, errors) and the
+ * coordinators' topics has 3 replicas in sync: a next kill then meets a cluster in its steady
+ * state, not one whose outputs still lack a replica (min.insync.replicas 2).
+ */
 async function waitInSync(ctx: FaultContext, view: ClusterView): Promise<void> {
-  const topics = [requestTopic(ctx), '__consumer_offsets', '__transaction_state'];
+  const names = topicNames(ctx.prefix);
+  const topics = [
+    requestTopic(ctx),
+    names.result(OPERATION),
+    names.errors,
+    '__consumer_offsets',
+    '__transaction_state',
+  ];
   const deadline = Date.now() + IN_SYNC_DEADLINE_MS;
   while (!(await view.inSync(topics, 3).catch(() => false))) {
     if (Date.now() > deadline) throw new Error('partitions not back in sync within 2 minutes');
@@ -32,9 +43,27 @@ async function waitInSync(ctx: FaultContext, view: ClusterView): Promise<void> {
   }
 }
 
+/** Outcomes arriving with no gap of over STEADY_GAP_MS for STEADY_MS, or STEADY_DEADLINE_MS passed. */
+const STEADY_MS = 10_000;
+const STEADY_GAP_MS = 2_000;
+const STEADY_DEADLINE_MS = 120_000;
+
+async function steadyOutcomes(ctx: FaultContext): Promise<void> {
+  const deadline = Date.now() + STEADY_DEADLINE_MS;
+  let steadySince = Date.now();
+  while (Date.now() < deadline) {
+    await sleep(250);
+    const now = Date.now();
+    if (now - ctx.observer.lastOutcomeAt > STEADY_GAP_MS) steadySince = now;
+    else if (now - steadySince >= STEADY_MS) return;
+  }
+  ctx.log(`outcomes not steady within ${STEADY_DEADLINE_MS} ms; the next kill goes on`);
+}
+
 async function killNode(ctx: FaultContext, nodeId: number, why: string): Promise<number> {
   const view = new ClusterView(ctx.kafka);
   await ctx.stack.kill(nodePart(nodeId), 'SIGKILL');
+  ctx.markFault();
   ctx.log(`node ${nodeId} (${why}) killed; down for ${ctx.settings.nodeDownMs} ms`);
   await sleep(ctx.settings.nodeDownMs);
   await ctx.stack.up();
@@ -51,6 +80,7 @@ function coordinatorNode(ctx: FaultContext): Promise<number> {
 async function withToxic(ctx: FaultContext, nodes: number[], toxics: Toxic[], why: string): Promise<number> {
   const proxy = new Toxiproxy(ctx.stack.toxiproxyUrl);
   for (const node of nodes) for (const toxic of toxics) await proxy.addToxic(node, toxic);
+  ctx.markFault();
   const what = toxics.map((t) => `${t.type} ${JSON.stringify(t.attributes)} ${t.stream}`).join(', ');
   ctx.log(`${what} on node(s) ${nodes.join(',')} (${why}) for ${ctx.settings.networkFaultMs} ms`);
   try {
@@ -94,8 +124,9 @@ export const CLUSTER_SCENARIOS: readonly Scenario[] = [
       for (let cycle = 1; cycle <= ctx.settings.killCycles; cycle += 1) {
         const { node, roles } = await coordinatorTarget(ctx);
         kills += await killNode(ctx, node, `cycle ${cycle}: ${roles.join(', ')}`);
-        // Some traffic between faults: each kill hits a cluster in its steady state.
-        await sleep(5_000);
+        // Each kill hits a service in its steady state: outcomes flowing again for a while, so
+        // that each kill's stall is its own, not the tail of the one before.
+        await steadyOutcomes(ctx);
       }
       return kills;
     },
@@ -133,6 +164,7 @@ export const CLUSTER_SCENARIOS: readonly Scenario[] = [
       const view = new ClusterView(ctx.kafka);
       for (const node of ctx.stack.nodeIds) {
         await ctx.stack.kill(nodePart(node), 'SIGTERM');
+        ctx.markFault();
         ctx.log(`node ${node} stopped (SIGTERM)`);
         await ctx.stack.up();
         await waitInSync(ctx, view);
@@ -216,6 +248,7 @@ export const CLUSTER_SCENARIOS: readonly Scenario[] = [
       const zombie = ctx.replicas[0];
       if (zombie === undefined) return 0;
       zombie.freeze();
+      ctx.markFault();
       ctx.log(`${zombie.name} frozen for ${ctx.settings.zombieMs} ms`);
       await sleep(ctx.settings.zombieMs);
       zombie.thaw();

@@ -27,6 +27,11 @@ export interface ScenarioResult {
    * how long outcomes stopped flowing (while requests kept coming).
    */
   stallMs?: number;
+  /**
+   * Per fault (each kill or network fault, in order): the longest time without a new outcome
+   * from that fault until the next one (or the last outcome), counted from the last outcome before it.
+   */
+  stallsMs?: number[];
   /** From the fault's end until the last outcome. */
   drainMs: number;
   durationMs: number;
@@ -47,6 +52,7 @@ const COLUMNS: [string, (r: ScenarioResult) => string][] = [
   ['kills', (r) => String(r.kills)],
   ['unexpected exits', (r) => String(r.unexpectedExits)],
   ['longest stall', (r) => (r.stallMs === undefined ? '?' : `${(r.stallMs / 1000).toFixed(1)} s`)],
+  ['stall per fault (median / max)', (r) => stallSpread(r.stallsMs)],
   ['recovery', (r) => (r.recoveryMs === null ? 'never' : `${(r.recoveryMs / 1000).toFixed(1)} s`)],
   ['drain', (r) => `${(r.drainMs / 1000).toFixed(1)} s`],
 ];
@@ -93,6 +99,34 @@ export function warnings(results: readonly ScenarioResult[]): string[] {
       );
   }
   return out;
+}
+
+function stallSpread(stalls: readonly number[] | undefined): string {
+  if (stalls === undefined || stalls.length === 0) return '–';
+  const sorted = [...stalls].sort((a, b) => a - b);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
+  return `${(median / 1000).toFixed(1)} / ${((sorted.at(-1) ?? 0) / 1000).toFixed(1)} s`;
+}
+
+/**
+ * For each fault time (ascending), the longest stretch without a new outcome from the last
+ * outcome before it until the next fault (or the last outcome): how long that fault stopped
+ * outcomes.
+ */
+export function stallsPerFault(outcomeTimes: readonly number[], faultTimes: readonly number[]): number[] {
+  const sorted = [...outcomeTimes].sort((a, b) => a - b);
+  return faultTimes.map((at, i) => {
+    const until = faultTimes[i + 1] ?? Number.POSITIVE_INFINITY;
+    let previous = sorted.filter((t) => t < at).at(-1) ?? at;
+    let longest = 0;
+    for (const t of sorted) {
+      if (t < at) continue;
+      if (previous >= until) break;
+      longest = Math.max(longest, t - previous);
+      previous = t;
+    }
+    return longest;
+  });
 }
 
 /**

@@ -4,14 +4,14 @@
  * and counting.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kafka } from '../src/kafka/client.js';
 import { fingerprintOf, type Sandbox } from '../src/sandbox/index.js';
 import { replicaTransactionalId } from './cluster.js';
 import { misframedValues } from './framing.js';
 import { Replica } from './replicas.js';
-import { longestStall, type ScenarioResult } from './report.js';
+import { longestStall, stallsPerFault, type ScenarioResult } from './report.js';
 import type { FaultContext, Scenario, ScenarioSettings } from './scenarios.js';
 import type { ChaosStack } from './stack.js';
 import { OPERATION, OutcomeObserver, RequestStream, type SentRequest } from './traffic.js';
@@ -41,7 +41,11 @@ export interface RunContext {
 const CHAOS_DATA_KEYS = `chaos:${randomBytes(32).toString('base64')}`;
 const CHAOS_INDEX_KEY = randomBytes(32).toString('base64');
 
-/** Settings of every replica; short timeouts so that faults resolve within a modest run. */
+/**
+ * Settings of every replica: the vendor's limits and retries sized for the sandbox; every Kafka
+ * setting (session, request and transaction timeouts, commit interval) at its default, as a
+ * deployment runs them.
+ */
 function replicaEnv(ctx: RunContext, prefix: string, partitions: number): Record<string, string> {
   return {
     KAFKA_BROKERS: ctx.stack.kafkaBrokers,
@@ -56,12 +60,10 @@ function replicaEnv(ctx: RunContext, prefix: string, partitions: number): Record
     TOPIC_PARTITIONS: String(partitions),
     KAFKA_GROUP_ID: `${prefix}.service`,
     KAFKA_CLIENT_ID: `${prefix}.service`,
-    KAFKA_SESSION_TIMEOUT_MS: '6000',
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '0',
     ADMIN_HOST: '127.0.0.1',
     ADMIN_PORT: '0',
-    COMMIT_INTERVAL_MS: '100',
     VENDOR_RATE_PER_SECOND: '1000',
     VENDOR_MAX_CONCURRENT: '50',
     VENDOR_TIMEOUT_MS: '3000',
@@ -71,6 +73,8 @@ function replicaEnv(ctx: RunContext, prefix: string, partitions: number): Record
     BREAKER_COOLDOWN_MS: '3000',
     SHUTDOWN_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'info',
+    // As the image and `npm start` set it (src/threadpool.ts).
+    UV_THREADPOOL_SIZE: '16',
     // A cluster replicates every topic three ways (min.insync.replicas=2 from the brokers), and
     // its replicas keep the default request timeout (CHAOS_REQUEST_TIMEOUT_MS).
     TOPIC_REPLICATION_FACTOR: String(ctx.stack.brokers),
@@ -118,8 +122,14 @@ export async function runScenario(
   );
   const stream = new RequestStream(ctx.kafka, prefix, scenario.name, ctx.cpfOffset + index * 1_000_000);
   const observer = new OutcomeObserver(ctx.kafka, prefix);
+  const driverLog = join(logDir, 'driver.log');
   const log = (message: string): void => {
     console.log(`  [${scenario.name}] ${message}`);
+    appendFileSync(driverLog, `${new Date().toISOString()} ${message}\n`);
+  };
+  const faultTimes: number[] = [];
+  const markFault = (): void => {
+    faultTimes.push(Date.now());
   };
   try {
     // The first replica creates the topics; the others join its group.
@@ -128,7 +138,7 @@ export async function runScenario(
     log(`${replicas.length} replicas up`);
     await observer.start();
     await stream.start(settings.ratePerSecond);
-    const fault: FaultContext = { ...ctx, prefix, replicas, settings, stream, observer, log };
+    const fault: FaultContext = { ...ctx, prefix, replicas, settings, stream, observer, log, markFault };
     const { kills, faultStart, faultEnd } = await driveFault(scenario, fault, settings);
     const settled = await waitUntil(
       () => observer.copiesSeen() >= stream.sent.length && observer.unanswered() === 0,
@@ -146,11 +156,16 @@ export async function runScenario(
       kills,
       faultStart,
       faultEnd,
+      faultTimes,
       started,
     });
   } finally {
     await Promise.allSettled(replicas.map((r) => r.stop()));
     await Promise.allSettled([stream.close(), observer.stop()]);
+    writeFileSync(
+      join(logDir, 'arrivals.jsonl'),
+      observer.arrivals.map((a) => JSON.stringify(a)).join('\n'),
+    );
   }
 }
 
@@ -214,6 +229,7 @@ interface Counted {
   kills: number;
   faultStart: number;
   faultEnd: number;
+  faultTimes: number[];
   started: number;
 }
 
@@ -257,6 +273,7 @@ async function count(scenario: Scenario, c: Counted): Promise<ScenarioResult> {
     unexpectedExits: c.replicas.reduce((sum, r) => sum + r.unexpectedExits, 0),
     recoveryMs: recoveryAt === undefined ? null : recoveryAt - c.faultEnd,
     stallMs: longestStall(c.observer.outcomeTimes, c.faultStart),
+    stallsMs: stallsPerFault(c.observer.outcomeTimes, c.faultTimes),
     drainMs: c.observer.lastOutcomeAt > c.faultEnd ? c.observer.lastOutcomeAt - c.faultEnd : 0,
     durationMs: Date.now() - c.started,
     lostSample: lost.slice(0, 20),

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_KAFKA_SESSION_TIMEOUT_MS } from '../src/config.js';
 import { createKafka } from '../src/kafka/client.js';
 import { createSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { Toxiproxy } from './cluster.js';
@@ -19,6 +20,8 @@ import { ChaosStack, shiftedPorts } from './stack.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const API_KEY = 'chaos-key';
+/** A frozen replica stays frozen past the replicas' (default) session timeout. */
+const ZOMBIE_MS = DEFAULT_KAFKA_SESSION_TIMEOUT_MS + 10_000;
 
 const FULL: RunSettings = {
   requests: 2_000,
@@ -30,7 +33,7 @@ const FULL: RunSettings = {
   upstreamDuplicates: 500,
   nodeDownMs: 20_000,
   networkFaultMs: 30_000,
-  zombieMs: 20_000,
+  zombieMs: ZOMBIE_MS,
   tailMs: 10_000,
   settleMs: 180_000,
   warmupOutcomes: 50,
@@ -46,7 +49,7 @@ const QUICK: RunSettings = {
   upstreamDuplicates: 50,
   nodeDownMs: 10_000,
   networkFaultMs: 15_000,
-  zombieMs: 15_000,
+  zombieMs: ZOMBIE_MS,
   tailMs: 5_000,
   settleMs: 60_000,
   warmupOutcomes: 20,

@@ -35,6 +35,8 @@ export interface FaultContext {
   stream: RequestStream;
   observer: OutcomeObserver;
   log(message: string): void;
+  /** Marks the moment a fault strikes (a kill, a freeze, a network fault's start): stalls are counted per mark. */
+  markFault(): void;
 }
 
 export interface Scenario {
@@ -56,6 +58,7 @@ function sleep(ms: number): Promise<void> {
 
 async function killStackPart(ctx: FaultContext, part: 'kafka' | 'registry' | 'redis'): Promise<number> {
   await ctx.stack.kill(part, 'SIGKILL');
+  ctx.markFault();
   ctx.log(`${part} killed; down for ${ctx.settings.downMs} ms`);
   await sleep(ctx.settings.downMs);
   await ctx.stack.up();
@@ -70,6 +73,7 @@ const sigkillCycles: Scenario = {
     for (let cycle = 1; cycle <= ctx.settings.killCycles; cycle += 1) {
       const replica = ctx.replicas[Math.floor(Math.random() * ctx.replicas.length)]!;
       await replica.kill('SIGKILL');
+      ctx.markFault();
       ctx.log(`cycle ${cycle}/${ctx.settings.killCycles}: ${replica.name} killed`);
       await replica.startUntilUp(Date.now() + START_DEADLINE_MS);
       // Some work lands on the new process before the next kill.
@@ -85,6 +89,7 @@ const rollingRestart: Scenario = {
   async fault(ctx) {
     for (const replica of ctx.replicas) {
       await replica.kill('SIGTERM');
+      ctx.markFault();
       ctx.log(`${replica.name} stopped (SIGTERM)`);
       await replica.startUntilUp(Date.now() + START_DEADLINE_MS);
       await sleep(2_000);
@@ -124,6 +129,7 @@ const vendorOutage: Scenario = {
   description: 'every vendor call answers 503 for longer than the retry budget, then the vendor recovers',
   async fault(ctx) {
     ctx.sandbox.setKnobs({ errorRate: 1, errorKind: '5xx', errorStatus: 503 });
+    ctx.markFault();
     ctx.log(`vendor failing for ${ctx.settings.outageMs} ms`);
     await sleep(ctx.settings.outageMs);
     ctx.sandbox.setKnobs({ errorRate: 0 });

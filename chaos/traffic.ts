@@ -122,6 +122,11 @@ export class OutcomeObserver {
   readonly framed = new Map<string, FramedValues>();
   /** When each outcome arrived. */
   readonly outcomeTimes: number[] = [];
+  /**
+   * Every record read, in arrival order: [arrived at, topic, partition, the record's own
+   * timestamp]. Tells a stall of the outputs (requests keep arriving) from one of this reader.
+   */
+  readonly arrivals: [number, string, number, number][] = [];
   lastOutcomeAt = 0;
   private readonly consumer: Consumer;
   /** A consumer restarted after a broker outage reads again from its last commit. */
@@ -157,6 +162,7 @@ export class OutcomeObserver {
         const where = `${topic}:${partition}:${message.offset}`;
         if (this.seen.has(where)) return Promise.resolve();
         this.seen.add(where);
+        this.arrivals.push([Date.now(), topic, partition, Number(message.timestamp)]);
         const requestId = requestIdOf(message.value);
         if (requestId === undefined) return Promise.resolve();
         const tally = this.tally(requestId);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { javaHashCode, transactionStatePartition } from '../../../chaos/cluster.js';
-import { longestStall } from '../../../chaos/report.js';
+import { longestStall, stallsPerFault } from '../../../chaos/report.js';
 
 describe('the transaction coordinator of a transactional id', () => {
   it("hashes as Java's String.hashCode does", () => {
@@ -27,5 +27,17 @@ describe('the longest stall of outcomes after a fault', () => {
 
   it('is nothing when no outcome came after the fault', () => {
     expect(longestStall([1_000], 2_000)).toBe(0);
+  });
+});
+
+describe('the stall of each fault', () => {
+  it('counts from the last outcome before the fault until the next fault, each fault on its own', () => {
+    // Faults at 10 s and 40 s: outcomes stop at 9 s until 25 s, then at 39 s until 41 s.
+    const outcomes = [1_000, 9_000, 25_000, 26_000, 39_000, 41_000, 42_000];
+    expect(stallsPerFault(outcomes, [10_000, 40_000])).toEqual([16_000, 2_000]);
+  });
+
+  it('counts a stall that runs across several faults for each of them', () => {
+    expect(stallsPerFault([5_000, 50_000], [10_000, 20_000])).toEqual([45_000, 45_000]);
   });
 });
