@@ -1,8 +1,10 @@
 import { userInfo } from 'node:os';
+import { bool } from '../config-fields.js';
+import { isSharedName } from '../config-console.js';
 import { ACTOR_PATTERN, type ConsoleAuditEvent } from '../contract/audit-events.js';
 import { RESULT_STATUSES, VEHICLE_SEARCH_STATUSES } from '../contract/envelopes.js';
 import { isOperation } from '../contract/operations.js';
-import { isErrorKind } from '../errors.js';
+import { ConfigError, isErrorKind } from '../errors.js';
 import { createLogger } from '../observability/logger.js';
 import { auditTopic, kafkaAuditLog } from './audit-log.js';
 import { AuditError, badArguments } from './errors.js';
@@ -19,9 +21,23 @@ import type { Window } from './window.js';
  * written, the command shows nothing and sends nothing.
  */
 
-/** --actor, else AUDIT_ACTOR, else the user running the command: recorded in its audit events. */
+/**
+ * --actor, else AUDIT_ACTOR, else the user running the command. AUDIT_REQUIRE_NAMED_ACTOR=true
+ * takes only a name given (--actor or AUDIT_ACTOR), never the operating system's user (in the
+ * image, `node`: nobody in particular) nor a shared console name, as
+ * CONSOLE_REQUIRE_NAMED_TOKENS does for the console.
+ */
 export function actorOf(flags: { actor?: string }, env: NodeJS.ProcessEnv): string {
   const given = flags.actor ?? env.AUDIT_ACTOR;
+  const required = bool(false).safeParse(blankAsUnset(env.AUDIT_REQUIRE_NAMED_ACTOR));
+  if (!required.success) throw new ConfigError('AUDIT_REQUIRE_NAMED_ACTOR', 'must be true or false');
+  if (required.data && (given === undefined || isSharedName(given))) {
+    throw badArguments(
+      given === undefined
+        ? 'named actors are required (AUDIT_REQUIRE_NAMED_ACTOR): give --actor <your name>'
+        : `named actors are required (AUDIT_REQUIRE_NAMED_ACTOR): ${given} names nobody; give --actor <your name>`,
+    );
+  }
   const actor = given ?? safeUserName();
   if (!ACTOR_PATTERN.test(actor)) {
     throw badArguments(
@@ -31,6 +47,10 @@ export function actorOf(flags: { actor?: string }, env: NodeJS.ProcessEnv): stri
     );
   }
   return actor;
+}
+
+function blankAsUnset(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
 }
 
 function safeUserName(): string {
