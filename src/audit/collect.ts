@@ -1,6 +1,6 @@
 import type { FilterCriteria } from './filters.js';
 import type { DecodedRecord } from './records.js';
-import { namesOf, scan, type AuditContext, type ScanSummary } from './scan.js';
+import { namesOf, scan, type AuditContext, type OnScanStart, type ScanSummary } from './scan.js';
 import type { TopicSelection } from './topics.js';
 import { TRAIL_KINDS, trailComparator } from './trail.js';
 import type { Window } from './window.js';
@@ -11,7 +11,7 @@ import type { Window } from './window.js';
  */
 export async function collectMatches(
   ctx: AuditContext,
-  request: { selection: TopicSelection; window: Window; filter: FilterCriteria },
+  request: { selection: TopicSelection; window: Window; filter: FilterCriteria; onStart?: OnScanStart },
 ): Promise<{ records: DecodedRecord[]; summary: ScanSummary }> {
   const records: DecodedRecord[] = [];
   const summary = await scan(ctx, {
@@ -29,9 +29,10 @@ export async function readTrail(
   ctx: AuditContext,
   window: Window,
   filter: FilterCriteria,
+  onStart?: OnScanStart,
 ): Promise<{ records: DecodedRecord[]; summary: ScanSummary }> {
   const selection = { kinds: TRAIL_KINDS, operations: filter.operations, lenient: true };
-  const found = await collectMatches(ctx, { selection, window, filter });
+  const found = await collectMatches(ctx, { selection, window, filter, onStart });
   found.records.sort(trailComparator(namesOf(ctx)));
   return found;
 }

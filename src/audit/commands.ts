@@ -1,12 +1,9 @@
-import { userInfo } from 'node:os';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { loadAuditConfig, type AuditConfig } from '../config.js';
-import { kafkaAuditLog } from './audit-log.js';
+import { actorOf, commandAudit, describeReplay, describeSelection, replayAudit } from './command-audit.js';
 import { maskKey } from './mask.js';
-import { ACTOR_PATTERN, type ConsoleAuditEvent } from '../contract/audit-events.js';
-import { isOperation } from '../contract/operations.js';
-import { CommandError, isErrorKind } from '../errors.js';
+import { CommandError } from '../errors.js';
 import { createLogger } from '../observability/logger.js';
 import { routeProcessWarnings } from '../observability/node-warnings.js';
 import { openClients, type AuditClients } from './clients.js';
@@ -25,7 +22,7 @@ import { runReplay } from './replay.js';
 import { runRedrive } from './run-redrive.js';
 import { TOPIC_KINDS } from './topics.js';
 import { describeErase, planEraseFlags, runErase, type EraseFlags } from './erase.js';
-import type { AuditContext } from './scan.js';
+import type { AuditContext, ScanStart } from './scan.js';
 import { TRAIL_KINDS } from './trail.js';
 
 /**
@@ -56,7 +53,7 @@ interface ConnectionFlags {
 
 type ReplayFlags = ConnectionFlags &
   WindowFlags &
-  FilterFlags & { topic?: string[]; kind?: string[]; toTopic?: string };
+  FilterFlags & { topic?: string[]; kind?: string[]; toTopic?: string; actor?: string };
 type RedriveFlags = ConnectionFlags &
   WindowFlags &
   FilterFlags & { dryRun?: boolean; showKeys?: boolean; actor?: string };
@@ -72,7 +69,11 @@ export function registerAuditCommands(program: Command, testIo?: AuditIo): void 
       .option('--topic <names>', 'topics by full name (repeatable, comma-separated)', collect)
       .option('--kind <kinds>', `${TOPIC_KINDS.join(', ')}: topics of the prefix`, collect)
       .option('--status <values>', 'keep results / events with this status', collect)
-      .option('--to-topic <topic>', 'republish the messages to this topic instead of printing them'),
+      .option('--to-topic <topic>', 'republish the messages to this topic instead of printing them')
+      .option(
+        '--actor <name>',
+        'who reads, for the audit event of a read of personal data (default: AUDIT_ACTOR, else the user)',
+      ),
   ).action((flags: ReplayFlags) => {
     const io = ioNow();
     return run(io, 'replay', flags, () => planReplay(flags, io));
@@ -112,7 +113,7 @@ export function registerAuditCommands(program: Command, testIo?: AuditIo): void 
 }
 
 function planErase(flags: EraseCommandFlags, io: AuditIo): Body {
-  const plan = planEraseFlags(flags, actorOf(flags, io));
+  const plan = planEraseFlags(flags, actorOf(flags, envOf(io)));
   return async (ctx) => {
     const sink = await openSink(flags, io);
     let completed = false;
@@ -169,6 +170,8 @@ function planReplay(flags: ReplayFlags, io: AuditIo): Body {
   const selection = trail
     ? { kinds: TRAIL_KINDS, operations: filter.operations, lenient: true }
     : { names: flags.topic, kinds, operations: filter.operations };
+  const actor = actorOf(flags, envOf(io));
+  const chosen = describeReplay(window, filter, { toTopic, out: flags.out });
   return async (ctx) => {
     const sink = toTopic === undefined ? await openSink(flags, io) : undefined;
     let completed = false;
@@ -176,7 +179,14 @@ function planReplay(flags: ReplayFlags, io: AuditIo): Body {
       const output = sink
         ? { kind: 'lines' as const, sink }
         : { kind: 'topic' as const, topic: toTopic ?? '' };
-      const s = await runReplay(ctx, { selection, window, filter, trail, output });
+      const s = await runReplay(ctx, {
+        selection,
+        window,
+        filter,
+        trail,
+        output,
+        audit: replayAudit(ctx, actor, chosen),
+      });
       const where = toTopic === undefined ? 'written' : `republished to ${toTopic}`;
       const outside = s.stampedOutside > 0 ? `, ${s.stampedOutside} stamped outside the window` : '';
       const said = `${s.written} of ${s.read} messages ${where} (${s.undecodable} undecodable${outside}) from ${s.topics.length} topic(s)`;
@@ -195,7 +205,7 @@ function planRedrive(flags: RedriveFlags, io: AuditIo): Body {
   const window = parseWindow(flags);
   const filter = parseFilter(flags);
   const dryRun = flags.dryRun === true;
-  const actor = actorOf(flags, io);
+  const actor = actorOf(flags, envOf(io));
   return async (ctx) => {
     const sink = await openSink(flags, io);
     let completed = false;
@@ -215,11 +225,23 @@ function planRedrive(flags: RedriveFlags, io: AuditIo): Body {
       },
       close: (done) => sink.close(done),
     };
-    const audit = dryRun ? undefined : redriveAudit(ctx, actor, describeRedrive(window, filter));
+    const audit = commandAudit(ctx);
+    const target = describeSelection(window, filter);
+    const event = { actor, role: 'cli' as const, target };
+    const now = (): string => new Date().toISOString();
+    // Keys shown whole are personal data: recorded before the first dead letter is read.
+    const showingKeys = (start: ScanStart): Promise<void> =>
+      audit.before({ action: 'redrive-keys-shown', ...event, dryRun, messages: start.spanned, at: now() });
     try {
       // Recorded before anything is sent: a redrive whose event cannot be written sends nothing.
-      await audit?.started();
-      const s = await runRedrive(ctx, { window, filter, dryRun, sink: counting });
+      if (!dryRun) await audit.before({ action: 'redrive-started', ...event, at: now() });
+      const s = await runRedrive(ctx, {
+        window,
+        filter,
+        dryRun,
+        sink: counting,
+        onStart: flags.showKeys === true ? showingKeys : undefined,
+      });
       const done = dryRun ? `${s.matched - s.skipped} would be redriven` : `${s.redriven} redriven`;
       const said = `${done}, ${s.skipped} skipped, of ${s.read} dead letters read`;
       const incomplete = incompleteRead(s, said);
@@ -227,7 +249,7 @@ function planRedrive(flags: RedriveFlags, io: AuditIo): Body {
       completed = true;
       return said;
     } finally {
-      await audit?.finished(redriven);
+      await audit.after(dryRun ? undefined : { action: 'redrive', ...event, count: redriven, at: now() });
       // A redrive's lines are the record of what it sent: kept even when it stops half-way,
       // as long as it has any (a run that failed before its first line replaces nothing).
       await closeSink(sink, completed || (!dryRun && lines > 0));
@@ -235,108 +257,8 @@ function planRedrive(flags: RedriveFlags, io: AuditIo): Body {
   };
 }
 
-/** --actor, else AUDIT_ACTOR, else the user running the command: recorded in its audit events. */
-function actorOf(flags: { actor?: string }, io: AuditIo): string {
-  const env = io.env ?? process.env;
-  const given = flags.actor ?? env.AUDIT_ACTOR;
-  const actor = given ?? safeUserName();
-  if (!ACTOR_PATTERN.test(actor)) {
-    throw badArguments(
-      given === undefined
-        ? `the user name cannot name the actor of the audit event: give --actor <name>`
-        : `--actor / AUDIT_ACTOR: letters, digits, '.', '_', '@' or '-' (64 at most)`,
-    );
-  }
-  return actor;
-}
-
-function safeUserName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return '';
-  }
-}
-
-type RedriveTarget = Extract<ConsoleAuditEvent, { action: 'redrive' }>['target'];
-
-/** What the redrive chose, without personal data: a key filter is said to be there, not what it was. */
-function describeRedrive(
-  window: ReturnType<typeof parseWindow>,
-  filter: ReturnType<typeof parseFilter>,
-): RedriveTarget {
-  const one = <T>(values: readonly T[] | undefined): T | undefined =>
-    values?.length === 1 ? values[0] : undefined;
-  const several = <T>(values: readonly T[] | undefined): T[] | undefined =>
-    values !== undefined && values.length > 1 ? [...values] : undefined;
-  const operations = filter.operations?.filter(isOperation);
-  const kinds = filter.errorKinds?.filter(isErrorKind);
-  const target: RedriveTarget = {};
-  if (window.kind === 'time') {
-    if (window.from) target.from = window.from.toISOString();
-    if (window.to) target.to = window.to.toISOString();
-  } else {
-    target.offsets = {
-      ...(window.partition === undefined ? {} : { partition: window.partition }),
-      ...(window.fromOffset === undefined ? {} : { fromOffset: window.fromOffset }),
-      ...(window.toOffset === undefined ? {} : { toOffset: window.toOffset }),
-    };
-  }
-  const operation = one(operations);
-  if (operation !== undefined) target.operation = operation;
-  const kind = one(kinds);
-  if (kind !== undefined) target.kind = kind;
-  const requestId = one(filter.requestIds);
-  if (requestId !== undefined) target.requestId = requestId;
-  const manyOperations = several(operations);
-  if (manyOperations) target.operations = manyOperations;
-  const manyKinds = several(kinds);
-  if (manyKinds) target.kinds = manyKinds;
-  const manyRequestIds = several(filter.requestIds);
-  if (manyRequestIds) target.requestIds = manyRequestIds;
-  if ((filter.keys ?? []).length > 0) target.keyFilter = true;
-  return target;
-}
-
-/** The redrive's two audit events on `<prefix>.audit`, as the console writes them, role `cli`. */
-function redriveAudit(
-  ctx: AuditContext,
-  actor: string,
-  target: RedriveTarget,
-): { started(): Promise<void>; finished(count: number): Promise<void> } {
-  const log = kafkaAuditLog(ctx.clients.kafka, ctx.config.TOPIC_PREFIX, createLogger({ level: 'silent' }));
-  let began = false;
-  return {
-    async started() {
-      await log.write({
-        action: 'redrive-started',
-        actor,
-        role: 'cli',
-        target,
-        at: new Date().toISOString(),
-      });
-      began = true;
-    },
-    async finished(count) {
-      try {
-        if (began)
-          await log.write({
-            action: 'redrive',
-            actor,
-            role: 'cli',
-            target,
-            count,
-            at: new Date().toISOString(),
-          });
-      } catch (error) {
-        ctx.warn(
-          `the audit event of the redrive could not be written (${error instanceof Error ? error.message : String(error)})`,
-        );
-      } finally {
-        await log.close().catch(() => undefined);
-      }
-    },
-  };
+function envOf(io: AuditIo): NodeJS.ProcessEnv {
+  return io.env ?? process.env;
 }
 
 /** Closes the output; a failure to close is the command's error only when nothing else failed. */

@@ -19,6 +19,11 @@ export const AUDIT_ERROR_CODES = {
    * records deleted while reading, a broker gone): what was read is no complete audit.
    */
   INCOMPLETE: 6,
+  /**
+   * The audit event a command writes before it shows personal data or sends a request could
+   * not be written to `<prefix>.audit`: it showed and sent nothing (fail closed).
+   */
+  AUDIT_UNWRITABLE: 7,
 } as const;
 export type AuditErrorCode = keyof typeof AUDIT_ERROR_CODES;
 

@@ -4,7 +4,7 @@ import { toAuditLine, type LineSink } from './jsonl.js';
 import type { DecodedRecord } from './records.js';
 import { openRepublisher, type Republisher } from './republish.js';
 import { readTrail } from './collect.js';
-import { scan, type AuditContext, type ScanSummary } from './scan.js';
+import { scan, type AuditContext, type ScanStart, type ScanSummary } from './scan.js';
 import type { TopicSelection } from './topics.js';
 import type { Window } from './window.js';
 
@@ -22,6 +22,15 @@ export interface ReplayOptions {
   /** Sort across topics into the trail of a request. */
   trail: boolean;
   output: ReplayOutput;
+  audit?: ReplayAudit;
+}
+
+/** The command's audit of what it shows (commands.ts: events on `<prefix>.audit`). */
+export interface ReplayAudit {
+  /** Before the first message is read; nothing is read when it throws. */
+  started(start: ScanStart): Promise<void>;
+  /** When the read ends, completed or not, with the messages written so far. */
+  finished(written: number): Promise<void>;
 }
 
 export interface ReplaySummary extends ScanSummary {
@@ -54,9 +63,11 @@ export async function runReplay(ctx: AuditContext, options: ReplayOptions): Prom
     }
     written += 1;
   };
+  const { audit } = options;
+  const onStart = audit && ((start: ScanStart) => audit.started(start));
   try {
     if (options.trail) {
-      const { records, summary } = await readTrail(ctx, options.window, options.filter);
+      const { records, summary } = await readTrail(ctx, options.window, options.filter, onStart);
       for (const record of records) await emit(record);
       return { ...summary, written };
     }
@@ -64,10 +75,15 @@ export async function runReplay(ctx: AuditContext, options: ReplayOptions): Prom
       selection: options.selection,
       window: options.window,
       filter: options.filter,
+      onStart,
       onMatch: emit,
     });
     return { ...summary, written };
   } finally {
-    await publisher?.close();
+    try {
+      await audit?.finished(written);
+    } finally {
+      await publisher?.close();
+    }
   }
 }

@@ -6,7 +6,7 @@ import type { LineSink } from './jsonl.js';
 import type { DecodedRecord } from './records.js';
 import { describePlan, planRedrive } from './redrive.js';
 import { openRepublisher, type Republisher } from './republish.js';
-import { namesOf, scan, type AuditContext, type ScanSummary } from './scan.js';
+import { namesOf, scan, type AuditContext, type OnScanStart, type ScanSummary } from './scan.js';
 import type { Window } from './window.js';
 
 /**
@@ -20,6 +20,8 @@ export interface RedriveOptions {
   filter: FilterCriteria;
   dryRun: boolean;
   sink: LineSink;
+  /** Before the first dead letter is read (the command audits keys shown whole here). */
+  onStart?: OnScanStart | undefined;
 }
 
 export interface RedriveSummary extends ScanSummary {
@@ -56,6 +58,7 @@ export async function runRedrive(ctx: AuditContext, options: RedriveOptions): Pr
       selection: { kinds: kindsReadBy('redrive') },
       window: options.window,
       filter: options.filter,
+      onStart: options.onStart,
       onMatch: (record) => redriveOne(run, record),
     });
     return { ...summary, ...run.counts };

@@ -28,8 +28,20 @@ export interface ScanRequest {
   selection: TopicSelection;
   window: Window;
   filter: FilterCriteria;
+  /**
+   * Called once the topics and the window's offsets are known, before the first message is
+   * read: a command audits its read here, and nothing is read when this throws.
+   */
+  onStart?: OnScanStart | undefined;
   onMatch(record: DecodedRecord): Promise<void>;
 }
+
+/** What a read is about to read: its topics and the offsets its window spans. */
+export interface ScanStart {
+  topics: readonly string[];
+  spanned: number;
+}
+export type OnScanStart = (start: ScanStart) => Promise<void>;
 
 export interface ScanSummary {
   topics: string[];
@@ -52,6 +64,7 @@ export async function scan(ctx: AuditContext, request: ScanRequest): Promise<Sca
   const spanned = totalMessages(ranges);
   if (spanned === 0)
     throw new AuditError('EMPTY_WINDOW', `no messages in ${describe(topics)} ${windowText(request.window)}`);
+  await request.onStart?.({ topics, spanned });
   const keep = buildFilter(names, request.filter);
   const counts = { read: 0, matched: 0, undecodable: 0, stampedOutside: 0 };
   ctx.progress.start(spanned);

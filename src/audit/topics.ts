@@ -78,8 +78,7 @@ function topicsOfKind(
 ): { topics: string[]; explicit: boolean; ifPresent?: string[] } {
   const ops = operations && operations.length > 0 ? operations : undefined;
   const rows = TOPICS.filter((row) => row.kind === kind);
-  const named = (row: TopicRow, operation?: Operation): string =>
-    `${topics.prefix}.${forOperation(row.name, operation)}`;
+  const named = (row: TopicRow, operation?: Operation): string => nameOf(topics, row, operation);
   const shared = rows.filter((row) => !perOperation(row));
   if (shared.length > 0) return { topics: shared.map((row) => named(row)), explicit: true };
   if (!ops) {
@@ -93,4 +92,22 @@ function topicsOfKind(
     explicit: true,
     ...(others.length > 0 ? { ifPresent: ops.flatMap((op) => others.map((row) => named(row, op))) } : {}),
   };
+}
+
+function nameOf(topics: TopicNames, row: TopicRow, operation?: Operation): string {
+  return `${topics.prefix}.${forOperation(row.name, operation)}`;
+}
+
+/**
+ * Whether any of `read` may hold personal data: every topic may, but those of the prefix whose
+ * row in the table of topics says they hold none (the audit topic). A topic outside the table
+ * may hold anything.
+ */
+export function mayHoldPersonalData(topics: TopicNames, read: readonly string[]): boolean {
+  const clear = new Set(
+    TOPICS.filter((row) => !row.personalData).flatMap((row) =>
+      perOperation(row) ? OPERATIONS.map((op) => nameOf(topics, row, op)) : [nameOf(topics, row)],
+    ),
+  );
+  return read.some((topic) => !clear.has(topic));
 }

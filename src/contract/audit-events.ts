@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { ERROR_KINDS } from '../errors.js';
+import { RESULT_STATUSES, VEHICLE_SEARCH_STATUSES } from './envelopes.js';
 import { OPERATIONS } from './operations.js';
 
 /**
  * The audit events on `<prefix>.audit`: every reveal, dead-letter search by key and redrive,
- * from the operator console or the `redrive` command, by whom (the console token's name or
+ * from the operator console or the `redrive` command, and every read of personal data by the
+ * `replay` and `redrive --show-keys` commands, by whom (the console token's name or
  * the command's user, never a token), in which role, what, when and how many. Plain JSON (not framed by the registry), key = the action. The
  * console builds each event through this schema (src/audit/audit-log.ts), and
  * schemas/audit.json and the AsyncAPI channel are generated from it, so the three cannot drift.
@@ -29,7 +31,7 @@ const actor = z
   .string()
   .regex(ACTOR_PATTERN)
   .describe(
-    "Who acted: the console token's name (`shared-read-only` / `shared-operator` for CONSOLE_TOKEN / CONSOLE_OPERATOR_TOKEN), or the redrive command's --actor (else its user); never a token",
+    "Who acted: the console token's name (`shared-read-only` / `shared-operator` for CONSOLE_TOKEN / CONSOLE_OPERATOR_TOKEN), or the command's --actor (else AUDIT_ACTOR, else its user); never a token",
   );
 
 const revealTarget = z.strictObject({
@@ -74,6 +76,28 @@ const redriveTarget = z.strictObject({
 
 const at = isoDateTime.describe('When the action was taken');
 
+const cli = z.literal('cli').describe('The commands act in the role `cli`');
+const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,249}$/);
+
+/** What a `replay` read: its topics, window and filters, never a key or a value. */
+const replayTarget = redriveTarget.omit({ deadLetters: true }).extend({
+  topics: z.array(topicName).min(1).describe('The topics read, by full name'),
+  statuses: z
+    .array(z.enum([...RESULT_STATUSES, ...VEHICLE_SEARCH_STATUSES]))
+    .optional()
+    .describe('The statuses filtered on'),
+  output: z
+    .enum(['stdout', 'file', 'topic'])
+    .describe('Where the messages went: printed, written to a file (--out), republished (--to-topic)'),
+  toTopic: topicName.optional().describe('The topic republished to (--to-topic)'),
+});
+
+const windowMessages = z
+  .number()
+  .int()
+  .min(0)
+  .describe('Offsets the window spans when the read starts: at most this many messages are shown');
+
 export const consoleAuditEventSchema = z.discriminatedUnion('action', [
   z.strictObject({
     action: z.literal('reveal'),
@@ -116,6 +140,41 @@ export const consoleAuditEventSchema = z.discriminatedUnion('action', [
       at,
     })
     .describe('A dead-letter search by message key (a tax id or a plate: itself personal data)'),
+  z
+    .strictObject({
+      action: z.literal('replay-started'),
+      actor,
+      role: cli,
+      target: replayTarget,
+      messages: windowMessages,
+      at,
+    })
+    .describe(
+      'Written by `replay` before it reads a message of a topic that may hold personal data (every topic but this one); it shows nothing without it. Its `replay` event follows when the read ends',
+    ),
+  z
+    .strictObject({
+      action: z.literal('replay'),
+      actor,
+      role: cli,
+      target: replayTarget,
+      count: z.number().int().min(0).describe('Messages printed, written or republished'),
+      at,
+    })
+    .describe('Written when a replay that wrote `replay-started` ends, completed or not'),
+  z
+    .strictObject({
+      action: z.literal('redrive-keys-shown'),
+      actor,
+      role: cli,
+      dryRun: z.boolean().describe('True for `redrive --dry-run --show-keys`, which publishes nothing'),
+      target: redriveTarget.omit({ deadLetters: true }),
+      messages: windowMessages,
+      at,
+    })
+    .describe(
+      'Written by `redrive --show-keys` before it reads a dead letter: its lines show message keys (tax ids, plates) whole; it shows nothing without it',
+    ),
 ]);
 
 export type ConsoleAuditEvent = z.infer<typeof consoleAuditEventSchema>;

@@ -42,6 +42,8 @@ function howToErase(row: TopicRow): string {
 // How a reader sees the values, where it does not see them whole.
 const READING: Partial<Record<Party, string>> = {
   console: ' (masked; an operator’s reveal of a dead letter is audited)',
+  replay: ' (whole; audited, naming the actor)',
+  redrive: ' (keys masked; `--show-keys` is audited)',
 };
 
 const writerList = (parties: readonly Party[]): string => parties.map((party) => PARTIES[party]).join(', ');

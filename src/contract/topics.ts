@@ -169,13 +169,13 @@ const TABLE = [
     retention: 'audit',
     largeValues: false,
     summary:
-      'Every reveal, dead-letter search by key, redrive and erase, from the operator console or the commands, without personal data',
+      'Every reveal, dead-letter search by key, redrive and erase, and every read of personal data by `replay` or `redrive --show-keys`, from the operator console or the commands, without personal data',
     message: { name: 'console-audit-event', title: 'Console audit event' },
-    writers: ['console', 'redrive', 'erase'],
+    writers: ['console', 'replay', 'redrive', 'erase'],
     readers: ['auditors'],
     personalData: false,
     holds:
-      'who revealed, redrove, erased what: roles, actors, coordinates, counts, keyed hashes; no identifier in clear',
+      'who revealed, replayed, redrove, erased what: roles, actors, coordinates, topics, windows, counts, keyed hashes; no identifier in clear',
   },
 ] as const satisfies readonly TopicRow[];
 

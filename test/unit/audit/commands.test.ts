@@ -42,6 +42,42 @@ describe('audit commands', () => {
     }
   });
 
+  it('AUDIT_REQUIRE_NAMED_ACTOR: a read or a redrive needs a name given, never the user nor a shared name (issue 50)', async () => {
+    // Nothing listens on port 9: a command that got past the actor gives up there, soon.
+    const required = {
+      KAFKA_BROKERS: '127.0.0.1:9',
+      AUDIT_CONNECT_TIMEOUT_MS: '200',
+      AUDIT_REQUIRE_NAMED_ACTOR: 'true',
+    };
+    for (const line of [
+      'replay --kind results',
+      'redrive --dry-run --show-keys',
+      'erase --tax-id 52998224725',
+    ]) {
+      const command = line.split(' ')[0] ?? '';
+      expect(await run(line, required), line).toEqual({
+        code: 2,
+        stderr: `${command}: named actors are required (AUDIT_REQUIRE_NAMED_ACTOR): give --actor <your name>\n`,
+      });
+      expect(await run(`${line} --actor shared-operator`, required), line).toEqual({
+        code: 2,
+        stderr: `${command}: named actors are required (AUDIT_REQUIRE_NAMED_ACTOR): shared-operator names nobody; give --actor <your name>\n`,
+      });
+    }
+    // A name given, by the flag or AUDIT_ACTOR: on to connecting (exit 5).
+    expect((await run('replay --kind results --actor maria.souza', required)).code).toBe(5);
+    expect((await run('redrive --show-keys', { ...required, AUDIT_ACTOR: 'maria.souza' })).code).toBe(5);
+    // Off (false, or not set): the user running the command names the actor.
+    expect((await run('replay --kind results', { ...required, AUDIT_REQUIRE_NAMED_ACTOR: '' })).code).toBe(5);
+    expect(
+      (await run('replay --kind results', { ...required, AUDIT_REQUIRE_NAMED_ACTOR: 'false' })).code,
+    ).toBe(5);
+    expect(await run('replay --kind results', { ...required, AUDIT_REQUIRE_NAMED_ACTOR: 'yes' })).toEqual({
+      code: 78,
+      stderr: 'replay: configuration error: AUDIT_REQUIRE_NAMED_ACTOR: must be true or false\n',
+    });
+  });
+
   it('names a missing or bad setting', async () => {
     expect(await run('replay --kind results', {})).toEqual({
       code: 78,

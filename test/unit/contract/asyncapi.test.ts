@@ -50,7 +50,7 @@ describe('schemas/asyncapi.yaml', () => {
     // more while other tests load it: vitest's 5 s default failed it under CI's load.
   }, 60_000);
 
-  it('describes the audit topic as plain JSON keyed by the action, with the schema the console and erase write', () => {
+  it('describes the audit topic as plain JSON keyed by the action, with the schema the console and the commands write', () => {
     const document = parse(text) as {
       channels: Record<string, { address: string; messages: Record<string, { $ref: string }> }>;
       components: { messages: Record<string, AuditMessage> };
@@ -66,6 +66,9 @@ describe('schemas/asyncapi.yaml', () => {
       'redrive-started',
       'redrive',
       'dead-letter-search',
+      'replay-started',
+      'replay',
+      'redrive-keys-shown',
       'erase',
     ]);
     expect(Object.keys(audit?.headers.properties ?? {})).toEqual(['content-type']);
