@@ -129,6 +129,8 @@ export function createTransactionalProducer(
 class KafkaTransactionalProducer implements TransactionalProducer {
   private producer: Producer;
   private connected: Promise<void> | undefined;
+  /** The current producer's own connect (InitProducerId), which `connected` may have given up on. */
+  private attempt: { producer: Producer; promise: Promise<void>; settled: { done: boolean } } | undefined;
 
   constructor(
     private readonly kafka: Kafka,
@@ -139,7 +141,14 @@ class KafkaTransactionalProducer implements TransactionalProducer {
 
   connect(): Promise<void> {
     if (this.connected) return this.connected;
-    const connecting = bounded('InitProducerId', this.producer.connect(), this.hangMs).catch(async (error: unknown) => {
+    const attempt = this.producer.connect();
+    const settled = { done: false };
+    void attempt.then(
+      () => (settled.done = true),
+      () => (settled.done = true),
+    );
+    this.attempt = { producer: this.producer, promise: attempt, settled };
+    const connecting = bounded('InitProducerId', attempt, this.hangMs).catch(async (error: unknown) => {
       // A producer whose InitProducerId failed is not tried again: a new one is.
       if (this.connected === connecting) await this.replace();
       throw error;
@@ -201,7 +210,9 @@ class KafkaTransactionalProducer implements TransactionalProducer {
   }
 
   async close(): Promise<void> {
-    if (this.connected) await this.producer.disconnect();
+    const pending = this.attempt?.producer === this.producer && !this.attempt.settled.done;
+    // A connect still under way is left to the process's end (see replace()).
+    if (this.connected && !pending) await this.producer.disconnect();
   }
 
   private get hangMs(): number {
@@ -233,11 +244,23 @@ class KafkaTransactionalProducer implements TransactionalProducer {
   private async replace(): Promise<void> {
     const old = this.producer;
     const wasConnected = this.connected;
+    const attempt = this.attempt?.producer === old ? this.attempt : undefined;
     this.producer = this.create();
     this.connected = undefined;
+    this.attempt = undefined;
+    if (!wasConnected) return;
+    if (attempt && !attempt.settled.done) {
+      // A connect given up on (InitProducerId hung) is closed once it ends: the client throws,
+      // outside any promise, when its ready event finds the producer disconnecting.
+      void attempt.promise
+        .catch(() => undefined)
+        .then(() => old.disconnect())
+        .catch(() => undefined);
+      return;
+    }
     // Bounded: a producer librdkafka holds in a fatal state may take its time to close, and the
     // new one (a new epoch) fences it whatever it still does.
-    if (wasConnected) await this.step('close-replaced', () => settledWithin(old.disconnect(), DISCONNECT_WAIT_MS));
+    await this.step('close-replaced', () => settledWithin(old.disconnect(), DISCONNECT_WAIT_MS));
   }
 
   /** Runs one step of a commit, reporting it while it lasts past STALL_REPORT_MS (onStalled). */

@@ -40,6 +40,8 @@ function scriptedClient(
     commitErrors?: number[];
     /** sendOffsets never settles (librdkafka#5456). */
     offsetsHang?: boolean;
+    /** The first producer's connect answers only when the test says (releaseConnect). */
+    connectHangs?: boolean;
   } = {},
 ) {
   const offsetsErrors = [...(options.offsetsErrors ?? [])];
@@ -51,6 +53,10 @@ function scriptedClient(
   let answerProduce: () => void = () => undefined;
   const produced = new Promise<void>((resolve) => {
     answerProduce = resolve;
+  });
+  let releaseConnect: () => void = () => undefined;
+  const connectReleased = new Promise<void>((resolve) => {
+    releaseConnect = resolve;
   });
   const producer = (config?: ProducerConstructorConfig): Producer => {
     configs.push(config);
@@ -89,6 +95,10 @@ function scriptedClient(
       ...transaction,
       connect: () => {
         log.push(`producer ${id} connect`);
+        if (options.connectHangs && id === 1)
+          return connectReleased.then(() => {
+            log.push(`producer ${id} connected late`);
+          });
         return Promise.resolve();
       },
       disconnect: () => {
@@ -110,6 +120,9 @@ function scriptedClient(
     configs,
     answerProduce: () => {
       answerProduce();
+    },
+    releaseConnect: () => {
+      releaseConnect();
     },
   };
 }
@@ -327,6 +340,22 @@ describe('the transactional producer', () => {
     expect(log).not.toContain('commit');
     expect(log).toContain('producer 1 disconnect');
     expect(configs).toHaveLength(2);
+  });
+
+  it('closes a producer whose InitProducerId it gave up on only once that connect ends', async () => {
+    const { kafka, log, configs, answerProduce, releaseConnect } = scriptedClient({ connectHangs: true });
+    answerProduce();
+    const producer = producerOn(kafka, [], 50);
+    await expect(producer.commit([record(100)], offsets, owning)).rejects.toBeInstanceOf(TransactionCallHung);
+    expect(configs).toHaveLength(2);
+    // Disconnecting it now would make the client throw when its ready event comes.
+    expect(log).not.toContain('producer 1 disconnect');
+    await producer.commit([record(100)], offsets, owning);
+    expect(log).toContain('producer 2 connect');
+    releaseConnect();
+    await tick();
+    await tick();
+    expect(log.slice(-2)).toEqual(['producer 1 connected late', 'producer 1 disconnect']);
   });
 
   it('redoes nothing in the same transaction after an error that ends it: a new producer', async () => {
