@@ -111,7 +111,8 @@ function stallSpread(stalls: readonly number[] | undefined): string {
 /**
  * For each fault time (ascending), the longest stretch without a new outcome from the last
  * outcome before it until the next fault (or the last outcome): how long that fault stopped
- * outcomes.
+ * outcomes. A stretch still open at the next fault counts for this one up to that fault, and
+ * whole for that one.
  */
 export function stallsPerFault(outcomeTimes: readonly number[], faultTimes: readonly number[]): number[] {
   const sorted = [...outcomeTimes].sort((a, b) => a - b);
@@ -122,7 +123,8 @@ export function stallsPerFault(outcomeTimes: readonly number[], faultTimes: read
     for (const t of sorted) {
       if (t < at) continue;
       if (previous >= until) break;
-      longest = Math.max(longest, t - previous);
+      // A stretch still open at the next fault counts up to it: the rest is that fault's.
+      longest = Math.max(longest, Math.min(t, until) - previous);
       previous = t;
     }
     return longest;

@@ -65,6 +65,13 @@ export interface TransactionalProducerSettings {
   /** CALL_HANG_MS by default (tests shorten it). */
   callHangMs?: number;
   /**
+   * How long a connect (InitProducerId) may take before it is given up: the transaction timeout
+   * by default. Longer than a call's: during a coordinator's failover InitProducerId waits for
+   * the coordinator (10-15 s), and a connect given up on that completes later fences the
+   * producer that replaced it.
+   */
+  initHangMs?: number;
+  /**
    * Told every STALL_REPORT_MS while one step of a commit (InitProducerId, the produce, the
    * offsets, EndTxn, closing a replaced producer) has lasted longer than that: where a round waits.
    */
@@ -148,7 +155,8 @@ class KafkaTransactionalProducer implements TransactionalProducer {
       () => (settled.done = true),
     );
     this.attempt = { producer: this.producer, promise: attempt, settled };
-    const connecting = bounded('InitProducerId', attempt, this.hangMs).catch(async (error: unknown) => {
+    const initHangMs = this.settings.initHangMs ?? this.settings.transactionTimeoutMs;
+    const connecting = bounded('InitProducerId', attempt, initHangMs).catch(async (error: unknown) => {
       // A producer whose InitProducerId failed is not tried again: a new one is.
       if (this.connected === connecting) await this.replace();
       throw error;
@@ -307,7 +315,9 @@ const RESUME_PAUSE_MS = 250;
 export function isResumable(error: unknown): boolean {
   if (error instanceof RevokedBeforeCommit) return false;
   const code = errorCode(error);
-  return (error as { retriable?: unknown }).retriable === true || (code !== undefined && RESUMABLE_CODES.has(code));
+  return (
+    (error as { retriable?: unknown }).retriable === true || (code !== undefined && RESUMABLE_CODES.has(code))
+  );
 }
 
 /**

@@ -37,7 +37,9 @@ describe('the stall of each fault', () => {
     expect(stallsPerFault(outcomes, [10_000, 40_000])).toEqual([16_000, 2_000]);
   });
 
-  it('counts a stall that runs across several faults for each of them', () => {
-    expect(stallsPerFault([5_000, 50_000], [10_000, 20_000])).toEqual([45_000, 45_000]);
+  it('counts a stall open at the next fault up to it for the first, and whole for the next', () => {
+    expect(stallsPerFault([5_000, 50_000], [10_000, 20_000])).toEqual([15_000, 45_000]);
+    // Outcomes flowing until just before the second fault: its stall is its own.
+    expect(stallsPerFault([5_000, 12_000, 19_900, 40_000], [10_000, 20_000])).toEqual([7_900, 20_100]);
   });
 });

@@ -145,7 +145,7 @@ function producerOn(kafka: Kafka, resumes: string[] = [], callHangMs?: number) {
   return createTransactionalProducer(kafka, {
     transactionalId: 'tx',
     transactionTimeoutMs: 10_000,
-    ...(callHangMs === undefined ? {} : { callHangMs }),
+    ...(callHangMs === undefined ? {} : { callHangMs, initHangMs: callHangMs }),
     onResume: (call, error) => {
       resumes.push(`${call}: ${errorCode(error)}`);
     },
