@@ -19,6 +19,11 @@ export const AUDIT_ERROR_CODES = {
    * records deleted while reading, a broker gone): what was read is no complete audit.
    */
   INCOMPLETE: 6,
+  /**
+   * The audit event a command writes before it acts (erase's `erase-started`) could not be
+   * written: the command did nothing.
+   */
+  AUDIT_UNWRITTEN: 7,
 } as const;
 export type AuditErrorCode = keyof typeof AUDIT_ERROR_CODES;
 

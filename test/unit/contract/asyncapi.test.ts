@@ -66,6 +66,7 @@ describe('schemas/asyncapi.yaml', () => {
       'redrive-started',
       'redrive',
       'dead-letter-search',
+      'erase-started',
       'erase',
     ]);
     expect(Object.keys(audit?.headers.properties ?? {})).toEqual(['content-type']);
