@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { idempotentProducer } from '../kafka/client.js';
 import type { DataSubject } from '../at-rest/subjects.js';
-import { loadEraseSettings } from '../config-at-rest.js';
+import { loadEraseSettings, type EraseSettings } from '../config-at-rest.js';
 import {
   eraseAuditEventSchema,
   eraseStartedAuditEventSchema,
@@ -9,7 +9,7 @@ import {
   type EraseStartedAuditEvent,
 } from '../contract/audit-events.js';
 import { topicNames } from '../contract/operations.js';
-import { eraseSubjectData, findSubjectData, type SubjectData } from './erase-redis.js';
+import { eraseSubjectData, findSubjectData, markErasing, type SubjectData } from './erase-redis.js';
 import { maskSubject, parseSubject, retainedRanges, type RetainedRange } from './erase-ranges.js';
 import { AuditError } from './errors.js';
 import type { LineSink } from './jsonl.js';
@@ -62,21 +62,14 @@ export async function runErase(
 ): Promise<EraseSummary> {
   const settings = loadEraseSettings(env);
   const digest = settings.index.digest(plan.subject);
-  const prefix = ctx.config.TOPIC_PREFIX;
   const heading = {
     actor: plan.actor,
     dryRun: !plan.confirm,
     target: { kind: plan.subject.kind, subject: digest },
   };
-  const redis = new Redis(settings.redisUrl, {
-    ...(settings.redisPassword === undefined ? {} : { password: settings.redisPassword }),
-    lazyConnect: true,
-    connectTimeout: ctx.config.AUDIT_CONNECT_TIMEOUT_MS,
-    maxRetriesPerRequest: 1,
-    retryStrategy: () => null,
-  });
+  const redis = redisOf(settings, ctx);
   const audit = eraseAuditLog(ctx);
-  const done: Partial<{ before: SubjectData; ranges: RetainedRange[]; erased: SubjectData }> = {};
+  const done: Done = {};
   let result: EraseAuditEvent | undefined;
   try {
     await redis.connect().catch((error: unknown) => {
@@ -87,17 +80,11 @@ export async function runErase(
     await audit.started(
       eraseStartedAuditEventSchema.parse({ action: 'erase-started', ...heading, at: now() }),
     );
-    done.before = await findSubjectData(redis, prefix, digest);
-    done.ranges = await retainedRanges(ctx, plan.subject);
-    if (plan.confirm) {
-      await eraseSubjectData(redis, prefix, digest, done.before);
-      done.erased = done.before;
-    }
-    const after = plan.confirm ? await findSubjectData(redis, prefix, digest) : done.before;
-    for (const range of done.ranges) await sink.write({ retained: range });
+    const { before, after, ranges } = await findAndErase(ctx, redis, plan, digest, done);
+    for (const range of ranges) await sink.write({ retained: range });
     result = resultEvent(heading, done, false);
     await audit.finished(result);
-    return { before: done.before, after, ranges: done.ranges, event: result };
+    return { before, after, ranges, event: result };
   } finally {
     // Stopped after its intent, before its result: the result says so, with what was done.
     if (audit.wasStarted && result === undefined)
@@ -109,6 +96,49 @@ export async function runErase(
   }
 }
 
+/** What a run has found and removed so far (its result event says it even when it stops). */
+type Done = Partial<{ before: SubjectData; ranges: RetainedRange[]; erased: SubjectData }>;
+
+function redisOf(settings: EraseSettings, ctx: AuditContext): Redis {
+  return new Redis(settings.redisUrl, {
+    ...(settings.redisPassword === undefined ? {} : { password: settings.redisPassword }),
+    lazyConnect: true,
+    connectTimeout: ctx.config.AUDIT_CONNECT_TIMEOUT_MS,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+  });
+}
+
+/**
+ * The Kafka scan, then Redis read (dry run) or emptied in one step (--confirm). With
+ * --confirm the person is marked as being erased before anything is read: from then on no
+ * value of a request naming them is stored, and those stored before are all in the index
+ * that the removal reads.
+ */
+async function findAndErase(
+  ctx: AuditContext,
+  redis: Redis,
+  plan: ErasePlan,
+  digest: string,
+  done: Done,
+): Promise<{ before: SubjectData; after: SubjectData; ranges: RetainedRange[] }> {
+  const prefix = ctx.config.TOPIC_PREFIX;
+  const unmark = plan.confirm ? await markErasing(redis, prefix, digest) : undefined;
+  try {
+    const ranges = (done.ranges = await retainedRanges(ctx, plan.subject));
+    if (!plan.confirm) {
+      const before = (done.before = await findSubjectData(redis, prefix, digest));
+      return { before, after: before, ranges };
+    }
+    const before = (done.before = done.erased = await eraseSubjectData(redis, prefix, digest));
+    return { before, after: await findSubjectData(redis, prefix, digest), ranges };
+  } finally {
+    await unmark?.().catch((error: unknown) => {
+      ctx.warn(`the erase marker could not be removed; it lapses by itself (${messageOf(error)})`);
+    });
+  }
+}
+
 function now(): string {
   return new Date().toISOString();
 }
@@ -117,7 +147,7 @@ const NOTHING: SubjectData = { paidOutcomes: [], pendingSearches: [] };
 
 function resultEvent(
   heading: Pick<EraseAuditEvent, 'actor' | 'dryRun' | 'target'>,
-  done: Partial<{ before: SubjectData; ranges: RetainedRange[]; erased: SubjectData }>,
+  done: Done,
   incomplete: boolean,
 ): EraseAuditEvent {
   const ranges = done.ranges ?? [];
