@@ -32,17 +32,20 @@ function names(topicPrefix: string, digest: string) {
 }
 
 // KEYS: the paid index, the pending index, the searches hash, the due set. ARGV: `erase` or
-// `count`, the paid outcomes' key prefix. The requestIds of both index entries: those whose
-// paid outcome or pending search is stored, and with `erase` those values and both entries
-// removed, in one step (a value stored and indexed meanwhile is either read here or stored
-// after it). Answers { paid requestIds, pending requestIds }.
+// `count`, the paid outcomes' key prefix, then requestIds found elsewhere (Kafka). Those and
+// the requestIds of both index entries: those whose paid outcome or pending search is stored,
+// and with `erase` those values and both entries removed, in one step (a value stored and
+// indexed meanwhile is either read here or stored after it). Answers { paid requestIds,
+// pending requestIds }.
 const FIND_OR_ERASE = redisScript(`
 local seen, ids = {}, {}
-for k = 1, 2 do
-  for _, id in ipairs(redis.call('SMEMBERS', KEYS[k])) do
-    if not seen[id] then seen[id] = true ids[#ids + 1] = id end
-  end
+local function add(id)
+  if not seen[id] then seen[id] = true ids[#ids + 1] = id end
 end
+for k = 1, 2 do
+  for _, id in ipairs(redis.call('SMEMBERS', KEYS[k])) do add(id) end
+end
+for i = 3, #ARGV do add(ARGV[i]) end
 local erase = ARGV[1] == 'erase'
 local paid, pending = {}, {}
 for _, id in ipairs(ids) do
@@ -66,15 +69,15 @@ return { paid, pending }
 async function findOrErase(
   redis: Redis,
   topicPrefix: string,
-  digest: string,
+  found: { digest: string; requestIds: readonly string[] },
   mode: 'count' | 'erase',
 ): Promise<SubjectData> {
-  const keys = names(topicPrefix, digest);
+  const keys = names(topicPrefix, found.digest);
   const reply = await runScriptText(
     redis,
     FIND_OR_ERASE,
     [keys.paidIndex, keys.pendingIndex, keys.searches, keys.due],
-    [mode, keys.paidPrefix],
+    [mode, keys.paidPrefix, ...found.requestIds],
   );
   const lists: unknown[] = Array.isArray(reply) ? reply : [];
   return { paidOutcomes: idsOf(lists[0]), pendingSearches: idsOf(lists[1]) };
@@ -84,18 +87,29 @@ function idsOf(reply: unknown): string[] {
   return Array.isArray(reply) ? reply.filter((id): id is string => typeof id === 'string').sort() : [];
 }
 
-/** What Redis holds of the subject now. */
-export function findSubjectData(redis: Redis, topicPrefix: string, digest: string): Promise<SubjectData> {
-  return findOrErase(redis, topicPrefix, digest, 'count');
+/**
+ * What Redis holds of the subject now: the values its index entries list (by `digest`), and
+ * those of `requestIds` (the requests of Kafka messages that hold the subject's identifier).
+ */
+export function findSubjectData(
+  redis: Redis,
+  topicPrefix: string,
+  found: { digest: string; requestIds: readonly string[] },
+): Promise<SubjectData> {
+  return findOrErase(redis, topicPrefix, found, 'count');
 }
 
 /**
- * Removes the subject's values and index entries in one step, and answers what it removed. A
- * request redelivered afterwards is paid again (its outcome is gone); a pending search erased
- * gets no final event.
+ * Removes those values and the subject's index entries in one step, and answers what it
+ * removed. A request redelivered afterwards is paid again (its outcome is gone); a pending
+ * search erased gets no final event.
  */
-export function eraseSubjectData(redis: Redis, topicPrefix: string, digest: string): Promise<SubjectData> {
-  return findOrErase(redis, topicPrefix, digest, 'erase');
+export function eraseSubjectData(
+  redis: Redis,
+  topicPrefix: string,
+  found: { digest: string; requestIds: readonly string[] },
+): Promise<SubjectData> {
+  return findOrErase(redis, topicPrefix, found, 'erase');
 }
 
 /** Life of erase's marker without a renewal: a crashed erase holds back no store for long. */

@@ -10,7 +10,7 @@ import {
 } from '../contract/audit-events.js';
 import { topicNames } from '../contract/operations.js';
 import { eraseSubjectData, findSubjectData, markErasing, type SubjectData } from './erase-redis.js';
-import { maskSubject, parseSubject, retainedRanges, type RetainedRange } from './erase-ranges.js';
+import { findRetained, maskSubject, parseSubject, type RetainedRange } from './erase-ranges.js';
 import { AuditError } from './errors.js';
 import type { LineSink } from './jsonl.js';
 import type { AuditContext } from './scan.js';
@@ -110,7 +110,9 @@ function redisOf(settings: EraseSettings, ctx: AuditContext): Redis {
 }
 
 /**
- * The Kafka scan, then Redis read (dry run) or emptied in one step (--confirm). With
+ * The Kafka scan, then Redis read (dry run) or emptied in one step (--confirm): the values the
+ * subject index lists under the person, and those of the requests whose messages hold their
+ * identifier (a vehicle answer naming its owner, a request keyed or described by them). With
  * --confirm the person is marked as being erased before anything is read: from then on no
  * value of a request naming them is stored, and those stored before are all in the index
  * that the removal reads.
@@ -125,13 +127,15 @@ async function findAndErase(
   const prefix = ctx.config.TOPIC_PREFIX;
   const unmark = plan.confirm ? await markErasing(redis, prefix, digest) : undefined;
   try {
-    const ranges = (done.ranges = await retainedRanges(ctx, plan.subject));
+    const { ranges, requestIds } = await findRetained(ctx, plan.subject);
+    done.ranges = ranges;
+    const found = { digest, requestIds };
     if (!plan.confirm) {
-      const before = (done.before = await findSubjectData(redis, prefix, digest));
+      const before = (done.before = await findSubjectData(redis, prefix, found));
       return { before, after: before, ranges };
     }
-    const before = (done.before = done.erased = await eraseSubjectData(redis, prefix, digest));
-    return { before, after: await findSubjectData(redis, prefix, digest), ranges };
+    const before = (done.before = done.erased = await eraseSubjectData(redis, prefix, found));
+    return { before, after: await findSubjectData(redis, prefix, found), ranges };
   } finally {
     await unmark?.().catch((error: unknown) => {
       ctx.warn(`the erase marker could not be removed; it lapses by itself (${messageOf(error)})`);

@@ -20,6 +20,8 @@ import type { RangeConsumer } from '../../src/audit/reader.js';
 import type { AuditContext } from '../../src/audit/scan.js';
 import { loadAuditConfig } from '../../src/config.js';
 import { runAuditCli, type AuditCliRun } from './audit-cli.js';
+import { createTopicsReady } from './create-topics.js';
+import type { TestKafka } from './test-kafka.js';
 
 /** The environment of an audit command under `prefix`, with the index key the values were stored with. */
 function eraseEnv(prefix: string, indexKey: string): Record<string, string> {
@@ -191,4 +193,11 @@ function connectingAfter(consumer: RangeConsumer, before: () => Promise<void>): 
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/** Creates `topics` (one partition each) for the test, and deletes them after it. */
+export async function topicsForTest(stack: TestKafka, topics: string[]): Promise<void> {
+  const admin = await stack.admin();
+  await createTopicsReady(admin, topics);
+  stack.onCleanup(() => admin.deleteTopics({ topics, timeout: 30_000 }));
 }

@@ -16,13 +16,13 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { markErasing } from '../../src/audit/erase-redis.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor, plateFor } from '../../src/sandbox/index.js';
-import { createTopicsReady } from '../helpers/create-topics.js';
 import {
   eraseWithHook,
   redisKeysOf,
   storePaidOutcome,
   storePendingSearch,
   testAtRest,
+  topicsForTest,
 } from '../helpers/erase.js';
 import { publish, testPrefix } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
@@ -40,11 +40,7 @@ describe('a request stored during an erase is not left behind (issue 50, finding
     const person = { kind: 'tax-id', value: cpfFor('happy', 50_401) } as const;
     const prefix = testPrefix('erase-race');
     const names = topicNames(prefix);
-    const admin = await stack.admin();
-    await createTopicsReady(admin, [names.request('lawsuits-summary'), names.audit]);
-    stack.onCleanup(() =>
-      admin.deleteTopics({ topics: [names.request('lawsuits-summary'), names.audit], timeout: 30_000 }),
-    );
+    await topicsForTest(stack, [names.request('lawsuits-summary'), names.audit]);
     await publish(stack.kafka, names.request('lawsuits-summary'), [
       { key: person.value, value: { requestId: 'before-1', params: { taxId: person.value } } },
     ]);
