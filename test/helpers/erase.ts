@@ -125,7 +125,8 @@ export async function storePendingSearch(
 /**
  * Runs the erase as the command does, but in this process with its own context, calling
  * `duringScan` as the Kafka scan's consumer connects (after the scan has fixed the offsets it
- * reads to, before it reads): a store made there happens while the erase scans Kafka. Resolves
+ * reads to, before it reads): a store made there happens while the erase scans Kafka; `signal`
+ * is the command's Ctrl-C. Resolves
  * with the lines written, the warnings, and the summary or the error.
  */
 export async function eraseWithHook(
@@ -133,6 +134,7 @@ export async function eraseWithHook(
   indexKey: string,
   flags: EraseFlags,
   duringScan: () => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<{
   lines: object[];
   warnings: string[];
@@ -161,6 +163,7 @@ export async function eraseWithHook(
     },
     progress: noProgress,
     warn: (message) => warnings.push(message),
+    signal,
   };
   const sink: LineSink = {
     write: (line) => {
