@@ -46,8 +46,9 @@ export interface Reservation {
    * process answers copies from memory. Callers need not wait for it: `settle` does.
    * `subjects` (the tax ids and plates the request named) list the outcome in the subject
    * index, by keyed hash, so that erasure finds it; while one of them is being erased the
-   * outcome is not stored (it is published all the same: the next copy pays again). `responseJson`, the JSON of the outcome's response
-   * when the caller has serialised it already (for the result it writes), is stored as it is.
+   * outcome is not stored (it is published all the same: the next copy pays again).
+   * `responseJson`, the JSON of the outcome's response when the caller has serialised it
+   * already (for the result it writes), is stored as it is.
    */
   complete(paid: PaidOutcome, subjects?: readonly DataSubject[], responseJson?: string): Promise<void>;
   /** Lets the reservation go without an outcome (the call failed or was aborted). */
@@ -100,7 +101,7 @@ export interface RedisIdempotencySettings {
   atRest?: AtRest | undefined;
   /** A stored outcome this service did not seal, refused (the request is paid for instead). */
   onRefused?: OnRefused | undefined;
-  /** An outcome not stored: a subject its request named is being erased (it is published all the same). */
+  /** An outcome not stored: a person its request named is being erased (it is published all the same). */
   onNotStored?: (() => void) | undefined;
 }
 
