@@ -36,3 +36,23 @@ export function reportRefusals(
     logger.warn({ store, reason }, 'a value read from Redis was refused');
   };
 }
+
+/**
+ * Stores that leave a value unwritten while a subject its request names is being erased
+ * (erase's marker): the outcome is still published, only not kept. Counted
+ * (verification_redis_values_not_stored_total{store}) and logged with the store only.
+ */
+export const NOT_STORED_STORES = ['paid-outcome', 'pending-search'] as const;
+export type NotStoredStore = (typeof NOT_STORED_STORES)[number];
+
+/** Counts and logs the values a store left unwritten; `count` is the metric's. */
+export function reportNotStored(
+  store: NotStoredStore,
+  logger: Pick<Logger, 'info'>,
+  count: (store: NotStoredStore) => void,
+): () => void {
+  return () => {
+    count(store);
+    logger.info({ store }, 'a value was not stored in Redis: a person it names is being erased');
+  };
+}

@@ -1,4 +1,6 @@
 import { createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
+import { isValidCnpj } from '../contract/documents/cnpj.js';
+import { isValidCpf } from '../contract/documents/cpf.js';
 
 /**
  * The people a stored value is about, found again without keeping their identifiers in clear:
@@ -39,6 +41,54 @@ export function subjectsOfParams(params: unknown): DataSubject[] {
   };
   for (const name of TAX_ID_PARAMS) add('tax-id', record[name]);
   for (const name of PLATE_PARAMS) add('plate', record[name]);
+  return found;
+}
+
+/**
+ * The tax ids and plates written anywhere in a text (a message key, a metadata value): a CPF or
+ * CNPJ with valid check digits, bare or masked, and plates of either format, hyphen optional,
+ * each standing apart from other letters and digits.
+ */
+export function subjectsInText(text: string): DataSubject[] {
+  const found: DataSubject[] = [];
+  const add = (kind: SubjectKind, raw: string): void => {
+    const value = normalizeSubject(kind, raw);
+    if (!found.some((s) => s.kind === kind && s.value === value)) found.push({ kind, value });
+  };
+  for (const [raw] of text.matchAll(CPF_IN_TEXT)) {
+    const digits = raw.replace(/\D/g, '');
+    if (isValidCpf(digits)) add('tax-id', digits);
+  }
+  for (const [raw] of text.matchAll(CNPJ_IN_TEXT)) {
+    const bare = normalizeSubject('tax-id', raw);
+    if (isValidCnpj(bare)) add('tax-id', bare);
+  }
+  for (const [raw] of text.matchAll(PLATE_IN_TEXT)) add('plate', raw);
+  return found;
+}
+
+const CPF_IN_TEXT = /(?<![0-9A-Za-z])\d{3}\.?\d{3}\.?\d{3}-?\d{2}(?![0-9A-Za-z])/g;
+const CNPJ_IN_TEXT =
+  /(?<![0-9A-Za-z])[0-9A-Za-z]{2}\.?[0-9A-Za-z]{3}\.?[0-9A-Za-z]{3}\/?[0-9A-Za-z]{4}-?\d{2}(?![0-9A-Za-z])/g;
+const PLATE_IN_TEXT = /(?<![0-9A-Za-z])[A-Za-z]{3}-?\d[A-Za-z0-9]\d{2}(?![0-9A-Za-z])/g;
+
+/**
+ * Everyone a request names, so that a value stored for it is found again by any of them: the
+ * tax ids and plates of its params, of its message key and of its metadata values.
+ */
+export function subjectsOfRequest(request: {
+  params?: unknown;
+  key?: Buffer | string | null | undefined;
+  metadata?: Readonly<Record<string, string>> | undefined;
+}): DataSubject[] {
+  const found = subjectsOfParams(request.params);
+  const texts = [
+    ...(request.key === null || request.key === undefined ? [] : [request.key.toString()]),
+    ...Object.values(request.metadata ?? {}),
+  ];
+  for (const text of texts)
+    for (const subject of subjectsInText(text))
+      if (!found.some((s) => s.kind === subject.kind && s.value === subject.value)) found.push(subject);
   return found;
 }
 

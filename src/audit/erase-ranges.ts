@@ -1,8 +1,9 @@
 import { normalizeSubject, subjectOfKey, subjectsOfParams, type DataSubject } from '../at-rest/subjects.js';
 import { kindsReadBy } from '../contract/topics.js';
-import { AuditError } from './errors.js';
+import { AuditError, incompleteRead } from './errors.js';
+import { recordHolds, subjectPattern } from './erase-match.js';
 import { member, type DecodedRecord } from './records.js';
-import { scan, type AuditContext } from './scan.js';
+import { scan, type AuditContext, type ScanSummary } from './scan.js';
 import { cnpjProblem, isValidCnpj } from '../contract/documents/cnpj.js';
 import { cpfProblem, isValidCpf } from '../contract/documents/cpf.js';
 import { plateProblem } from '../contract/documents/plate.js';
@@ -10,10 +11,11 @@ import { plateProblem } from '../contract/documents/plate.js';
 /**
  * Where Kafka still holds a data subject's messages within retention: every topic that the
  * table of topics says `erase` reads (contract/topics.ts: each one holding personal data), read
- * whole with replay's reader, keeping the messages whose key is the subject's tax id or plate
- * or whose params (a request's, a result's, a dead letter's request's) name it. Kafka cannot
- * delete one message: the operator acts on these ranges (kafka-delete-records up to an offset,
- * or waits for retention).
+ * whole with replay's reader, keeping each message that holds the subject's identifier: its
+ * key or params name it (read as the service reads them), or a search of its bytes finds it in
+ * any of its textual forms (erase-match.ts: metadata, vendor answers, raw bytes of requests that
+ * could not be read, dead letters' `raw`). Kafka cannot delete one message: the operator acts
+ * on these ranges (kafka-delete-records up to an offset, or waits for retention).
  */
 export interface RetainedRange {
   topic: string;
@@ -22,6 +24,18 @@ export interface RetainedRange {
   firstOffset: string;
   lastOffset: string;
   messages: number;
+  /** The offset of each of them, in order. */
+  offsets: string[];
+}
+
+export interface Retained {
+  ranges: RetainedRange[];
+  /**
+   * The requestIds those messages carry: the values Redis keeps by requestId for them (paid
+   * outcomes, pending searches) hold the subject's data too, whether or not the subject index
+   * lists them under the subject.
+   */
+  requestIds: string[];
 }
 
 const ERASE_KINDS = kindsReadBy('erase');
@@ -33,35 +47,57 @@ export function holdsSubject(record: DecodedRecord, subject: DataSubject): boole
   return subjectsOfParams(params).some(same);
 }
 
-export async function retainedRanges(ctx: AuditContext, subject: DataSubject): Promise<RetainedRange[]> {
+/**
+ * Reads every message of the topics `erase` reads; rejects with INCOMPLETE when a partition
+ * stopped short of its end or the read was interrupted: what it found is then no complete list.
+ */
+export async function findRetained(ctx: AuditContext, subject: DataSubject): Promise<Retained> {
   const byPartition = new Map<string, RetainedRange>();
+  const requestIds = new Set<string>();
+  const pattern = subjectPattern(subject);
+  let summary: ScanSummary;
   try {
-    await scan(ctx, {
+    summary = await scan(ctx, {
       selection: { kinds: ERASE_KINDS, operations: undefined, lenient: true },
       window: { kind: 'time' },
       filter: {},
       onMatch: (record) => {
-        if (holdsSubject(record, subject)) {
+        if (holdsSubject(record, subject) || recordHolds(record.source, pattern)) {
+          const requestId = member(record.value, 'requestId');
+          if (typeof requestId === 'string' && requestId !== '') requestIds.add(requestId);
           const { topic, partition, offset } = record.source;
           const id = `${topic}/${partition}`;
           const range = byPartition.get(id);
           if (range) {
             range.lastOffset = offset;
             range.messages += 1;
+            range.offsets.push(offset);
           } else
-            byPartition.set(id, { topic, partition, firstOffset: offset, lastOffset: offset, messages: 1 });
+            byPartition.set(id, {
+              topic,
+              partition,
+              firstOffset: offset,
+              lastOffset: offset,
+              messages: 1,
+              offsets: [offset],
+            });
         }
         return Promise.resolve();
       },
     });
   } catch (error) {
     // Nothing written to any topic of the prefix: nothing retained.
-    if (error instanceof AuditError && error.code === 'EMPTY_WINDOW') return [];
+    if (error instanceof AuditError && error.code === 'EMPTY_WINDOW') return { ranges: [], requestIds: [] };
     throw error;
   }
-  return [...byPartition.values()].sort((a, b) =>
+  const ranges = [...byPartition.values()].sort((a, b) =>
     a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1,
   );
+  const found = `${ranges.reduce((n, r) => n + r.messages, 0)} message(s) found so far`;
+  const incomplete = incompleteRead(summary, found);
+  if (incomplete) throw incomplete;
+  if (summary.reader.aborted) throw new AuditError('INCOMPLETE', `interrupted: ${found}`);
+  return { ranges, requestIds: [...requestIds].sort() };
 }
 
 /** An identifier for the screen: its last two characters. */

@@ -20,8 +20,8 @@ export const AUDIT_ERROR_CODES = {
    */
   INCOMPLETE: 6,
   /**
-   * The audit event a command writes before it shows personal data or sends a request could
-   * not be written to `<prefix>.audit`: it showed and sent nothing (fail closed).
+   * The audit event a command writes before it acts (shows personal data, sends a request,
+   * erase's `erase-started`) could not be written to `<prefix>.audit`: it did nothing (fail closed).
    */
   AUDIT_UNWRITABLE: 7,
 } as const;

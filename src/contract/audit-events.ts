@@ -188,6 +188,37 @@ const redisCounts = z.strictObject({
   pendingSearches: count.describe('Pending vehicle searches in Redis'),
 });
 
+const eraseActor = actor.describe(
+  'Who ran the command: its --actor flag, else AUDIT_ACTOR, else the operating system user name',
+);
+const eraseDryRun = z.boolean().describe('True when nothing was removed (the command without --confirm)');
+const eraseTarget = z.strictObject({
+  kind: z.enum(['tax-id', 'plate']),
+  subject: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe('HMAC-SHA256 of the identifier under REDIS_INDEX_KEY; never the identifier'),
+});
+
+/**
+ * The `erase` command's intent, written before it reads or removes anything: a run whose
+ * intent cannot be written reads and removes nothing. Its `erase` event follows when the run
+ * ends.
+ */
+export const eraseStartedAuditEventSchema = z
+  .strictObject({
+    action: z.literal('erase-started'),
+    actor: eraseActor,
+    dryRun: eraseDryRun,
+    target: eraseTarget,
+    at,
+  })
+  .describe(
+    'Written before the erase command reads or removes anything; it does neither without it. Its `erase` event follows when the run ends',
+  );
+
+export type EraseStartedAuditEvent = z.infer<typeof eraseStartedAuditEventSchema>;
+
 /**
  * The `erase` command's event (a data subject's request): who ran it, whether it was a dry
  * run, what it found and removed in Redis, and how much Kafka still holds within retention.
@@ -195,27 +226,29 @@ const redisCounts = z.strictObject({
  */
 export const eraseAuditEventSchema = z.strictObject({
   action: z.literal('erase'),
-  actor: actor.describe(
-    'Who ran the command: its --actor flag, else AUDIT_ACTOR, else the operating system user name',
-  ),
-  dryRun: z.boolean().describe('True when nothing was removed (the command without --confirm)'),
-  target: z.strictObject({
-    kind: z.enum(['tax-id', 'plate']),
-    subject: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/)
-      .describe('HMAC-SHA256 of the identifier under REDIS_INDEX_KEY; never the identifier'),
-  }),
+  actor: eraseActor,
+  dryRun: eraseDryRun,
+  target: eraseTarget,
   found: redisCounts.describe('What Redis held for the subject before the command'),
   erased: redisCounts.describe('What the command removed (zero on a dry run)'),
   retained: z
     .strictObject({ partitions: count, messages: count })
     .describe("Kafka partitions and messages still holding the subject's data within retention"),
+  incomplete: z
+    .literal(true)
+    .optional()
+    .describe(
+      'Present when the run stopped before it ended (an error, an interrupt): the counts are what it had found and removed by then',
+    ),
   at,
 });
 
 export type EraseAuditEvent = z.infer<typeof eraseAuditEventSchema>;
 
 /** Every event on `<prefix>.audit`: the console's and the erase command's. */
-export const auditEventSchema = z.union([consoleAuditEventSchema, eraseAuditEventSchema]);
-export const AUDIT_ACTIONS = [...CONSOLE_AUDIT_ACTIONS, 'erase'] as const;
+export const auditEventSchema = z.union([
+  consoleAuditEventSchema,
+  eraseStartedAuditEventSchema,
+  eraseAuditEventSchema,
+]);
+export const AUDIT_ACTIONS = [...CONSOLE_AUDIT_ACTIONS, 'erase-started', 'erase'] as const;

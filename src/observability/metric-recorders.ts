@@ -2,7 +2,7 @@ import type { Counter } from 'prom-client';
 import { OPERATIONS } from '../contract/operations.js';
 import { ERROR_KINDS } from '../errors.js';
 import { FRAMING_MISMATCH_KINDS } from '../producers/value-codec.js';
-import { REFUSAL_REASONS, REFUSED_VALUE_STORES } from '../at-rest/refusals.js';
+import { NOT_STORED_STORES, REFUSAL_REASONS, REFUSED_VALUE_STORES } from '../at-rest/refusals.js';
 import { SECONDS_BUCKETS, type MetricFactory } from './metric-factory.js';
 import type { ServiceMetrics } from './metrics.js';
 
@@ -254,7 +254,9 @@ export function webhookRecorders(make: MetricFactory): WebhookRecorders {
   };
 }
 
-export function refusalRecorders(make: MetricFactory): Pick<ServiceMetrics, 'redisValueRefused'> {
+export function refusalRecorders(
+  make: MetricFactory,
+): Pick<ServiceMetrics, 'redisValueRefused' | 'redisValueNotStored'> {
   const refused = make.counter(
     'verification_redis_values_refused_total',
     'Values read back from Redis and refused (never served, published or trusted), by store and reason',
@@ -263,9 +265,18 @@ export function refusalRecorders(make: MetricFactory): Pick<ServiceMetrics, 'red
   // Every series starts at 0: increase() then sees the first refusal, which matters most.
   for (const store of REFUSED_VALUE_STORES)
     for (const reason of REFUSAL_REASONS) refused.inc({ store, reason }, 0);
+  const notStored = make.counter(
+    'verification_redis_values_not_stored_total',
+    'Values not stored in Redis because a person their request names was being erased (the outcome is published, not kept), by store',
+    ['store'],
+  );
+  for (const store of NOT_STORED_STORES) notStored.inc({ store }, 0);
   return {
     redisValueRefused: (store, reason) => {
       refused.inc({ store, reason });
+    },
+    redisValueNotStored: (store) => {
+      notStored.inc({ store });
     },
   };
 }

@@ -12,7 +12,7 @@ import {
   webhookRecorders,
 } from './metric-recorders.js';
 import type { FramingMismatchKind } from '../producers/value-codec.js';
-import type { RefusalReason, RefusedValueStore } from '../at-rest/refusals.js';
+import type { NotStoredStore, RefusalReason, RefusedValueStore } from '../at-rest/refusals.js';
 
 /**
  * Prometheus metrics of the service (prom-client, the de-facto Node client). Labels are
@@ -82,6 +82,8 @@ export interface ServiceMetrics {
   vehicleSearchExpired(): void;
   /** A value read back from Redis and refused (at-rest/refusals.ts). */
   redisValueRefused(store: RefusedValueStore, reason: RefusalReason): void;
+  /** A value left unwritten while a person it names was being erased (at-rest/refusals.ts). */
+  redisValueNotStored(store: NotStoredStore): void;
 }
 
 /**

@@ -44,9 +44,11 @@ export interface Reservation {
    * Stores the paid outcome, then lets the reservation go. Never throws: while the write is
    * under way or the store fails (the reservation is then held and the write retried), this
    * process answers copies from memory. Callers need not wait for it: `settle` does.
-   * `subjects` (the tax id or plate the request named) list the outcome in the subject index,
-   * by keyed hash, so that erasure finds it. `responseJson`, the JSON of the outcome's response
-   * when the caller has serialised it already (for the result it writes), is stored as it is.
+   * `subjects` (the tax ids and plates the request named) list the outcome in the subject
+   * index, by keyed hash, so that erasure finds it; while one of them is being erased the
+   * outcome is not stored (it is published all the same: the next copy pays again).
+   * `responseJson`, the JSON of the outcome's response when the caller has serialised it
+   * already (for the result it writes), is stored as it is.
    */
   complete(paid: PaidOutcome, subjects?: readonly DataSubject[], responseJson?: string): Promise<void>;
   /** Lets the reservation go without an outcome (the call failed or was aborted). */
@@ -99,6 +101,8 @@ export interface RedisIdempotencySettings {
   atRest?: AtRest | undefined;
   /** A stored outcome this service did not seal, refused (the request is paid for instead). */
   onRefused?: OnRefused | undefined;
+  /** An outcome not stored: a person its request named is being erased (it is published all the same). */
+  onNotStored?: (() => void) | undefined;
 }
 
 /** A failed store is tried again at a steady pace (retryWriteMs) until it lands or shutdown. */
@@ -136,15 +140,32 @@ async function settleWrites(
 const CLAIM = redisScript(
   `local paid = redis.call('get', KEYS[1]) if paid then return paid end paid = redis.call('get', KEYS[3]) if paid then return paid end if redis.call('exists', KEYS[4]) == 1 then return 0 end if redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end return 0`,
 );
-// KEYS[3]: the subject index entry, a set of requestIds that expires with the newest of them
-// (ARGV[4]: the requestId, or '' when the request named nobody).
 // The claim past a paid value that was refused (not sealed by this service): the reservation
 // alone, on the same terms. Its outcome, once paid, replaces the refused value.
 const RESERVE = redisScript(
   `if redis.call('exists', KEYS[2]) == 1 then return 0 end if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end return 0`,
 );
+// Stores the outcome (KEYS[1]) and lists it (ARGV[4], the requestId) in the subject index
+// entry of each keyed hash in ARGV[7] (space-separated; '' when the request named nobody),
+// `ARGV[5]<digest>`: a set of requestIds that expires with the newest of them. Unless one of
+// those subjects is being erased (`ARGV[6]<digest>` exists, erase's marker): then nothing is
+// stored, and it answers 0. The reservation (KEYS[2]) is let go either way. The index and
+// marker keys are built here from their prefixes (their number varies): one Redis server.
 const STORE_AND_RELEASE = redisScript(
-  `redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2]) if ARGV[4] ~= '' then redis.call('sadd', KEYS[3], ARGV[4]) redis.call('expire', KEYS[3], ARGV[2]) end if redis.call('get', KEYS[2]) == ARGV[3] then redis.call('del', KEYS[2]) end return 1`,
+  `local erasing = false
+for digest in string.gmatch(ARGV[7], '%S+') do
+  if redis.call('exists', ARGV[6] .. digest) == 1 then erasing = true break end
+end
+if not erasing then
+  redis.call('set', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  for digest in string.gmatch(ARGV[7], '%S+') do
+    redis.call('sadd', ARGV[5] .. digest, ARGV[4])
+    redis.call('expire', ARGV[5] .. digest, ARGV[2])
+  end
+end
+if redis.call('get', KEYS[2]) == ARGV[3] then redis.call('del', KEYS[2]) end
+if erasing then return 0 end
+return 1`,
 );
 
 // One record per requestId, whatever the operation (contract.md: the idempotency key), under
@@ -161,9 +182,28 @@ export function paidSubjectKey(keyPrefix: string, digest: string): string {
   return `${keyPrefix}:subject:${digest}`;
 }
 
+/**
+ * Erase's marker for a subject, by keyed hash: while it exists, no outcome of a request naming
+ * that subject is stored (erase sets it before it reads anything, and removes it when done).
+ */
+export function paidErasingKey(keyPrefix: string, digest: string): string {
+  return `${keyPrefix}:erasing:${digest}`;
+}
+
 /** The paid and reserved keys of the versions that kept one record per operation. */
 function olderKeys(keyPrefix: string, operation: Operation, requestId: string): [string, string] {
   return [`${keyPrefix}:paid:${operation}:${requestId}`, `${keyPrefix}:reserved:${operation}:${requestId}`];
+}
+
+/** STORE_AND_RELEASE's ARGV[4] to ARGV[7]: the requestId, the index and marker prefixes, the keyed hashes. */
+function subjectArgs(
+  keyPrefix: string,
+  atRest: AtRest | undefined,
+  requestId: string,
+  subjects: readonly DataSubject[],
+): string[] {
+  const digests = atRest ? subjects.map((subject) => atRest.index.digest(subject)).join(' ') : '';
+  return [requestId, paidSubjectKey(keyPrefix, ''), paidErasingKey(keyPrefix, ''), digests];
 }
 
 export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySettings): IdempotencyStore {
@@ -180,7 +220,7 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
   // A group of jobs claims together as it starts; answers arrive on separate sockets, so their
   // outcomes are stored together at the end of the event loop's turn.
   const claims = new ScriptBatch(send, CLAIM, { keys: 4, args: 2, flushOn: 'tick' });
-  const stores = new ScriptBatch(send, STORE_AND_RELEASE, { keys: 3, args: 4, flushOn: 'turn' });
+  const stores = new ScriptBatch(send, STORE_AND_RELEASE, { keys: 2, args: 7, flushOn: 'turn' });
   const reservation = (id: string, key: string, token: string, requestId: string): Reservation => {
     const heartbeat = setInterval(() => {
       runScript(redis, EXTEND_IF_OURS, [key], [token, reservationTtlMs]).catch(() => undefined);
@@ -195,17 +235,15 @@ export function redisIdempotencyStore(redis: Redis, settings: RedisIdempotencySe
         unsaved.set(id, paid);
         const write = (async () => {
           const value = sealForRedis(atRest?.cipher, encode(paidJson(paid, responseJson)), id);
-          // The contract lets a request name one tax id or plate; the first is indexed.
-          const [subject] = atRest ? subjects : [];
-          const index = subject && atRest ? paidSubjectKey(keyPrefix, atRest.index.digest(subject)) : id;
-          const member = subject ? requestId : '';
+          const args = [value, windowSeconds, token, ...subjectArgs(keyPrefix, atRest, requestId, subjects)];
           try {
             // Held, with its heartbeat, while it fails: copies elsewhere wait instead of paying again.
-            await retry(
-              () => stores.run([id, key, index], [value, windowSeconds, token, member]),
+            const stored = await retry(
+              () => stores.run([id, key], args),
               storeRetry(retryWriteMs, stopping.signal),
             );
             unsaved.delete(id);
+            if (stored === 0) settings.onNotStored?.();
           } catch {
             // Only a shutdown ends the retries: the reservation lapses as at a crash.
           } finally {

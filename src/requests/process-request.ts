@@ -31,7 +31,7 @@ import {
   type RequestSignals,
 } from './vendor-call.js';
 import { IdempotencyGate } from './idempotency-gate.js';
-import { subjectsOfParams } from '../at-rest/subjects.js';
+import { subjectsOfRequest } from '../at-rest/subjects.js';
 import { retry, type Backoff } from '../retry.js';
 import { jsonOf } from '../json-members.js';
 
@@ -199,7 +199,7 @@ async function payAndStore<O extends Operation>(
   const responseJson = jsonOf(call.outcome.response);
   await held.complete(
     { paramsHash: hash, operation: incoming.operation, origin: incoming.origin, outcome: call.outcome },
-    subjectsOfParams(params),
+    subjectsOfRequest({ params, key: incoming.correlation?.key, metadata: envelope.metadata }),
     responseJson,
   );
   // Answers behind a paced limiter land one per turn of the event loop. Those of a few ms go on

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { reportRefusals } from '../at-rest/refusals.js';
+import { reportNotStored, reportRefusals } from '../at-rest/refusals.js';
 import { parseRequestParams } from '../contract/params.js';
 import { memoryIdempotencyStore, redisIdempotencyStore } from '../requests/idempotency.js';
 import { Gathering } from '../requests/gathering.js';
@@ -72,6 +72,9 @@ function processDeps(config: Config, logger: Logger, deps: RequestRuntimeDeps): 
   const onRefused = reportRefusals('paid-outcome', logger, (store, reason) => {
     calls.metrics.redisValueRefused(store, reason);
   });
+  const onNotStored = reportNotStored('paid-outcome', logger, (store) => {
+    calls.metrics.redisValueNotStored(store);
+  });
   return {
     decodeValue: (value) => deps.infra.codec.readRequest(value),
     onFramingMismatch: framingMismatchReporter((operation, kind) => {
@@ -90,7 +93,7 @@ function processDeps(config: Config, logger: Logger, deps: RequestRuntimeDeps): 
     breakerFor: calls.breakerFor,
     idempotency: instrumentIdempotency(
       redis
-        ? redisIdempotencyStore(redis, { ...idempotencySettings(config), onRefused })
+        ? redisIdempotencyStore(redis, { ...idempotencySettings(config), onRefused, onNotStored })
         : memoryIdempotencyStore(config.DEDUPE_WINDOW_SECONDS, config.MEMORY_DEDUPE_MAX_ENTRIES),
       calls.metrics,
     ),

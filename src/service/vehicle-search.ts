@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { reportRefusals } from '../at-rest/refusals.js';
+import { reportNotStored, reportRefusals } from '../at-rest/refusals.js';
 import { instrumentPublisher } from './instrument.js';
 import type { OutputDeps } from '../producers/output-records.js';
 import {
@@ -39,6 +39,9 @@ export function createTracker(
           indexTtlMs: config.DEDUPE_WINDOW_SECONDS * 1000,
           onRefused: reportRefusals('pending-search', logger, (store, reason) => {
             metrics.redisValueRefused(store, reason);
+          }),
+          onNotStored: reportNotStored('pending-search', logger, (store) => {
+            metrics.redisValueNotStored(store);
           }),
         },
       )

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { OnRefused, RefusalReason } from '../at-rest/refusals.js';
 import { openStoredValue, sealedInJson } from '../at-rest/stored-values.js';
-import { subjectOfKey } from '../at-rest/subjects.js';
+import { subjectsOfRequest } from '../at-rest/subjects.js';
 import type { AtRest } from '../config-at-rest.js';
-import { EXTEND_IF_OURS, RELEASE_IF_OURS, runScriptText } from '../redis-script.js';
+import { EXTEND_IF_OURS, RELEASE_IF_OURS, redisScript, runScriptText } from '../redis-script.js';
 import { decodeSearch, encodeSearch, type PendingSearch, type PendingStore } from './pending-store.js';
 
 /**
@@ -13,8 +13,10 @@ import { decodeSearch, encodeSearch, type PendingSearch, type PendingStore } fro
  *   {prefix}:claim:<requestId>  owner token, PX ttl (SET NX): one replica works a search at once
  *   {prefix}:webhook-fetch:<requestId>  PX interval (SET NX): one webhook-driven GET per interval
  *   {prefix}:done:<requestId>   searchId of the search finished last, PX ttl
- *   {prefix}:subject:<hmac>     set of requestIds whose request key is that tax id or plate
- *                               (keyed hash, subjects.ts), PX index ttl: what erasure finds
+ *   {prefix}:subject:<hmac>     set of requestIds whose request key or metadata names that tax id
+ *                               or plate (keyed hash, subjects.ts), PX index ttl: what erasure finds
+ *   {prefix}:erasing:<hmac>     erase's marker: while it exists, no search naming that subject is
+ *                               recorded (erase sets it before it reads anything)
  * With encryption at rest, a search is stored as {"searchId", "sealed": base64 AES-256-GCM of
  * its JSON}: the scripts below compare the searchId (a vendor id, not personal data) in
  * Redis, the key and metadata stay sealed. An entry this service did not seal (in clear past
@@ -23,6 +25,22 @@ import { decodeSearch, encodeSearch, type PendingSearch, type PendingStore } fro
  * The braces keep every key in one cluster slot, so the scripts below may touch them together.
  * Redis must not evict keys (maxmemory-policy noeviction): an evicted hash loses searches.
  */
+
+// KEYS: searches, due, then for each subject the search names its index entry and erase's
+// marker. ARGV: requestId, the entry, dueAt, index ttl ms. Records nothing (answers 0) while
+// one of those subjects is being erased.
+const ADD = redisScript(`
+for i = 3, #KEYS, 2 do
+  if redis.call('EXISTS', KEYS[i + 1]) == 1 then return 0 end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+for i = 3, #KEYS, 2 do
+  redis.call('SADD', KEYS[i], ARGV[1])
+  redis.call('PEXPIRE', KEYS[i], ARGV[4])
+end
+return 1
+`);
 
 // KEYS: searches, due. ARGV: requestId, searchId, dueAt, search JSON.
 // Only the search still recorded for the request is rescheduled: one finished or replaced
@@ -69,6 +87,8 @@ export interface PendingStoreAtRest {
   indexTtlMs: number;
   /** An entry this service did not seal: refused and dropped, never polled nor published. */
   onRefused?: OnRefused | undefined;
+  /** A search not recorded: a subject it names is being erased (it is never polled). */
+  onNotStored?: (() => void) | undefined;
 }
 
 /** The Redis keys of the pending store under `keyPrefix` (the erase command reads them too). */
@@ -76,12 +96,14 @@ export function pendingKeys(keyPrefix: string): {
   searches: string;
   due: string;
   subject: (digest: string) => string;
+  erasing: (digest: string) => string;
 } {
   const base = `{${keyPrefix}}`;
   return {
     searches: `${base}:searches`,
     due: `${base}:due`,
     subject: (digest) => `${base}:subject:${digest}`,
+    erasing: (digest) => `${base}:erasing:${digest}`,
   };
 }
 
@@ -93,7 +115,7 @@ export function redisPendingStore(
   const base = `{${keyPrefix}}`;
   const { searches, due } = pendingKeys(keyPrefix);
   const doneKey = (requestId: string): string => `${base}:done:${requestId}`;
-  const { encode, decode, subjectEntry } = searchCodec(keyPrefix, sealing);
+  const { encode, decode, subjectEntries } = searchCodec(keyPrefix, sealing);
   return {
     count: () => redis.zcard(due),
     async nextDue() {
@@ -101,17 +123,9 @@ export function redisPendingStore(
       return score === undefined ? undefined : Number(score);
     },
     async add(search, dueAt) {
-      const transaction = redis
-        .multi()
-        .hset(searches, search.requestId, encode(search))
-        .zadd(due, dueAt, search.requestId);
-      const entry = subjectEntry(search);
-      if (entry && sealing) transaction.sadd(entry, search.requestId).pexpire(entry, sealing.indexTtlMs);
-      const replies = await transaction.exec();
-      // MULTI reports a failed command in its reply instead of throwing.
-      const failed = replies?.find(([error]) => error !== null)?.[0];
-      if (failed) throw failed;
-      if (!replies) throw new Error('pending search not recorded: transaction aborted');
+      const keys = [searches, due, ...subjectEntries(search)];
+      const args = [search.requestId, encode(search), dueAt, sealing?.indexTtlMs ?? 0];
+      if ((await runScriptText(redis, ADD, keys, args)) === 0) sealing?.onNotStored?.();
     },
     get: (requestId) =>
       readSearch(redis, { searches, due, decode, onRefused: sealing?.onRefused }, requestId),
@@ -173,9 +187,10 @@ function searchCodec(
 ): {
   encode: (search: PendingSearch) => string;
   decode: (requestId: string, text: string) => { search: PendingSearch } | { refused: RefusalReason };
-  subjectEntry: (search: PendingSearch) => string | undefined;
+  /** The index entry and erase's marker of each subject the search names, one after the other. */
+  subjectEntries: (search: PendingSearch) => string[];
 } {
-  const { searches, subject } = pendingKeys(keyPrefix);
+  const { searches, subject, erasing } = pendingKeys(keyPrefix);
   const cipher = sealing?.atRest.cipher;
   return {
     encode: (search) =>
@@ -192,10 +207,13 @@ function searchCodec(
       const search = decodeSearch(opened.plain.toString('utf8'));
       return search ? { search } : { refused: 'malformed' };
     },
-    subjectEntry: (search) => {
-      if (!sealing || search.key === null) return undefined;
-      const found = subjectOfKey(Buffer.from(search.key, 'base64').toString('utf8'));
-      return found ? subject(sealing.atRest.index.digest(found)) : undefined;
+    subjectEntries: (search) => {
+      if (!sealing) return [];
+      const key = search.key === null ? null : Buffer.from(search.key, 'base64');
+      return subjectsOfRequest({ key, metadata: search.metadata }).flatMap((named) => {
+        const digest = sealing.atRest.index.digest(named);
+        return [subject(digest), erasing(digest)];
+      });
     },
   };
 }

@@ -8,11 +8,16 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { requestKeys } from '../../src/requests/idempotency.js';
-import { eraseAuditEventSchema } from '../../src/contract/audit-events.js';
+import {
+  auditEventSchema,
+  type EraseAuditEvent,
+  type EraseStartedAuditEvent,
+} from '../../src/contract/audit-events.js';
 import { topicNames } from '../../src/contract/operations.js';
 import { cpfFor, plateFor, type Sandbox } from '../../src/sandbox/index.js';
 import { pendingKeys } from '../../src/webhooks/redis-pending-store.js';
-import { runAuditCli, type AuditCliRun } from '../helpers/audit-cli.js';
+import type { AuditCliRun } from '../helpers/audit-cli.js';
+import { eraseCli } from '../helpers/erase.js';
 import { publish, type OutcomeCollector } from '../helpers/service.js';
 import { useTestKafka } from '../helpers/test-kafka.js';
 
@@ -31,17 +36,7 @@ let collector: OutcomeCollector;
 
 type Run = AuditCliRun;
 
-function cli(args: string[]): Promise<Run> {
-  return runAuditCli(args, {
-    KAFKA_BROKERS: inject('kafkaBrokers'),
-    SCHEMA_REGISTRY_URL: inject('schemaRegistryUrl'),
-    REDIS_URL: inject('redisUrl'),
-    REDIS_INDEX_KEY: INDEX_KEY,
-    TOPIC_PREFIX: prefix,
-    KAFKA_CLIENT_ID: `${prefix}.erase`,
-    KAFKA_GROUP_ID: `${prefix}.service`,
-  });
-}
+const cli = (args: string[]): Promise<Run> => eraseCli(prefix, INDEX_KEY)(args);
 
 const paid = (requestId: string) => redis.exists(requestKeys(`${prefix}:idempotency`, requestId).paid);
 const pending = (requestId: string) =>
@@ -123,13 +118,23 @@ describe('erase', () => {
     expect(`${run.stdout}${run.stderr}`).not.toContain(plate);
   });
 
-  it('writes an audit event per run with the actor and the keyed hash, never the identifier', async () => {
+  it('writes two audit events per run, its intent then its result, with the actor and the keyed hash, never the identifier', async () => {
     const run = await cli(['replay', '--topic', topicNames(prefix).audit]);
     expect(run.code).toBe(0);
-    const events = run.stdout
+    const all = run.stdout
       .split('\n')
       .filter((l) => l !== '')
-      .map((l) => eraseAuditEventSchema.parse((JSON.parse(l) as { value: unknown }).value));
+      .map((l) => auditEventSchema.parse((JSON.parse(l) as { value: unknown }).value));
+    expect(all.map((e) => e.action)).toEqual(Array<string[]>(4).fill(['erase-started', 'erase']).flat());
+    // Each run's intent names the same actor, dry run and subject as its result.
+    const intents = all.filter((e): e is EraseStartedAuditEvent => e.action === 'erase-started');
+    const events = all.filter((e): e is EraseAuditEvent => e.action === 'erase');
+    const heading = ({ actor, dryRun, target }: EraseStartedAuditEvent | EraseAuditEvent) => ({
+      actor,
+      dryRun,
+      target,
+    });
+    expect(intents.map(heading)).toEqual(events.map(heading));
     expect(
       events.map((e) => [e.actor, e.dryRun, e.target.kind, e.found, e.erased, e.retained.messages]),
     ).toEqual([

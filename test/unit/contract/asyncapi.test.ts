@@ -69,6 +69,7 @@ describe('schemas/asyncapi.yaml', () => {
       'replay-started',
       'replay',
       'redrive-keys-shown',
+      'erase-started',
       'erase',
     ]);
     expect(Object.keys(audit?.headers.properties ?? {})).toEqual(['content-type']);
