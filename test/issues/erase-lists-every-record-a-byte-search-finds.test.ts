@@ -232,7 +232,11 @@ describe("erase lists every record a byte search finds, and leaves none of the p
     const events = audit.stdout
       .split('\n')
       .filter((line) => line !== '')
-      .map((line) => auditEventSchema.parse((JSON.parse(line) as { value: unknown }).value));
+      .map((line) => auditEventSchema.parse((JSON.parse(line) as { value: unknown }).value))
+      // The byte search above replays every topic, which audits itself (replay-started, replay);
+      // events of different actions sit on different partitions: their times give the order.
+      .filter((e) => e.action === 'erase-started' || e.action === 'erase')
+      .sort((a, b) => a.at.localeCompare(b.at));
     expect(events.map((e) => [e.action, 'dryRun' in e ? e.dryRun : undefined])).toEqual([
       ['erase-started', true],
       ['erase', true],
