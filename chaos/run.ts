@@ -61,6 +61,7 @@ interface Options {
   requests?: number;
   rate?: number;
   killCycles?: number;
+  nodeDown?: number;
   replicas?: number;
   brokers: number;
   portOffset: number;
@@ -100,6 +101,7 @@ function settingsOf(options: Options): RunSettings {
     requests: options.requests ?? base.requests,
     ratePerSecond: options.rate ?? base.ratePerSecond,
     killCycles: options.killCycles ?? base.killCycles,
+    nodeDownMs: options.nodeDown === undefined ? base.nodeDownMs : options.nodeDown * 1_000,
     replicas,
   };
 }
@@ -218,6 +220,7 @@ const program = new Command('chaos')
   .option('--requests <n>', 'requests per scenario (2000; 3 brokers 6000; quick 150)', positiveInt)
   .option('--rate <n>', 'requests per second (40; 3 brokers 100; quick 15)', positiveInt)
   .option('--kill-cycles <n>', 'SIGKILL cycles (20; quick 4)', positiveInt)
+  .option('--node-down <seconds>', 'how long a killed cluster node stays down (20; quick 10)', positiveInt)
   .option('--replicas <n>', 'replica processes, 2 or 3 (3; quick 2)', positiveInt)
   .option(
     '--brokers <n>',
