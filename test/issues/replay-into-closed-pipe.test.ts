@@ -16,8 +16,11 @@ const from = new Date(Date.now() - 60_000).toISOString();
 
 beforeAll(async () => {
   const admin = await stack.admin();
-  stack.onCleanup(() => admin.deleteTopics({ topics: [topic] }).catch(() => undefined));
-  await createTopicsReady(admin, [topic]);
+  // replay writes its audit event to <prefix>.audit before it reads (fail closed): the topic
+  // the service would have created.
+  const audit = `${prefix}.audit`;
+  stack.onCleanup(() => admin.deleteTopics({ topics: [topic, audit] }).catch(() => undefined));
+  await createTopicsReady(admin, [topic, audit]);
   // Far more than a pipe's 64 KiB buffer, so that replay still writes after head has gone.
   const padding = 'x'.repeat(200);
   await publish(
