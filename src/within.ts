@@ -1,20 +1,21 @@
 /**
- * `promise`, or a rejection with `message` once `ms` have passed: the wait is bounded, the work
- * itself is not cancelled. The timer is cleared either way.
+ * `promise`, or a rejection once `ms` have passed (an Error with `late` when it is a message,
+ * else the error `late` makes): the wait is bounded, the work itself is not cancelled. The
+ * timer is cleared either way.
  */
 export async function within<T>(
   promise: Promise<T>,
   ms: number,
-  message = `no answer within ${ms} ms`,
+  late: string | (() => Error) = `no answer within ${ms} ms`,
 ): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
+  const timedOut = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
-      reject(new Error(message));
+      reject(typeof late === 'string' ? new Error(late) : late());
     }, ms);
   });
   try {
-    return await Promise.race([promise, late]);
+    return await Promise.race([promise, timedOut]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,6 +1,7 @@
 import { KafkaJS } from '@confluentinc/kafka-javascript';
 import type { Consumer, Kafka, Producer, TopicMessages } from '../kafka/client.js';
 import type { OutputRecord } from '../producers/output-records.js';
+import { within } from '../within.js';
 
 const { ErrorCodes } = KafkaJS;
 
@@ -345,18 +346,8 @@ async function resumed<T>(
 }
 
 /** The call's outcome, or TransactionCallHung once `ms` passed without one. */
-async function bounded<T>(name: string, call: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new TransactionCallHung(name, ms));
-    }, ms);
-  });
-  try {
-    return await Promise.race([call, hung]);
-  } finally {
-    clearTimeout(timer);
-  }
+function bounded<T>(name: string, call: Promise<T>, ms: number): Promise<T> {
+  return within(call, ms, () => new TransactionCallHung(name, ms));
 }
 
 /** How long a replaced producer may take to close before it is left to itself. */
