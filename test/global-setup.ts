@@ -35,6 +35,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import type { Admin } from '../src/kafka/client.js';
+import { groupCoordinatorReady } from './helpers/group-coordinator.js';
 import { kafkaContainerEnvironment } from './helpers/kafka-container.js';
 import { secureFrom, type SecureKafka } from './helpers/secure-listener.js';
 import { chooseStack, parseStackMode } from './helpers/stack-choice.js';
@@ -84,23 +85,6 @@ export default async function setup(project: TestProject): Promise<Teardown | un
       `SCHEMA_REGISTRY_URL=${endpoints.schemaRegistryUrl} REDIS_URL=${endpoints.redisUrl} ${secure}`,
   );
   return teardown;
-}
-
-/**
- * Waits until the broker's group coordinator answers. A fresh broker (every testcontainers run, a
- * local stack just started on empty storage) creates its offsets topic on the first group
- * request and then loads its partitions; a consumer joining meanwhile is answered
- * COORDINATOR_LOAD_IN_PROGRESS and its client logs and retries it. dev-run, which asserts a
- * start without error lines, failed so when its service held the run's first group. Here, the
- * first group request is this one.
- */
-async function groupCoordinatorReady(brokers: string): Promise<void> {
-  await untilAdminAnswers(brokers, 200, async (admin) => {
-    // A coordinator still loading is the group's error, not the call's.
-    const { groups } = await admin.describeGroups(['global-setup.coordinator-probe']);
-    const error = groups[0]?.error;
-    if (error) throw new Error(`group coordinator not ready: ${error.message}`);
-  });
 }
 
 /**
