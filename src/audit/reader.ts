@@ -11,7 +11,14 @@ import type { PartitionRange } from './window.js';
  */
 export type RangeConsumer = Pick<
   KafkaConsumer,
-  'connect' | 'disconnect' | 'assign' | 'consume' | 'on' | 'removeAllListeners' | 'isConnected'
+  | 'connect'
+  | 'disconnect'
+  | 'assign'
+  | 'consume'
+  | 'on'
+  | 'removeAllListeners'
+  | 'isConnected'
+  | 'committed'
 >;
 
 /** What `readRanges` depends on. */
@@ -69,7 +76,6 @@ export async function readRanges(deps: ReaderDeps, options: ReadOptions): Promis
     return { groupId: null, delivered: 0, committedOffsets: 0, unfinished: [], aborted: false };
   }
   const groupId = throwawayGroupId(deps.clientId, deps.serviceGroupId);
-  const topics = [...new Set(options.ranges.map((r) => r.topic))];
   const consumer = deps.openConsumer(groupId);
   const state = { delivered: 0, aborted: false };
   let committed = 0;
@@ -84,13 +90,14 @@ export async function readRanges(deps: ReaderDeps, options: ReadOptions): Promis
   } finally {
     consumer.removeAllListeners('partition.eof');
     if (consumer.isConnected()) {
+      committed = await committedCount(consumer, groupId, options.ranges, deps.warn);
       await new Promise<void>((resolve) => {
         consumer.disconnect(() => {
           resolve();
         });
       });
     }
-    committed = await cleanUpGroup(deps, groupId, topics, options.keepGroup === true);
+    if (options.keepGroup !== true) await removeGroup(deps, groupId);
   }
   const unfinished = cursors
     .positions()
@@ -174,21 +181,32 @@ async function consume(
   }
 }
 
-async function cleanUpGroup(
-  deps: ReaderDeps,
+/** How long the throwaway consumer waits for its group's committed offsets. */
+const COMMITTED_READ_MS = 10_000;
+
+/** The offsets the throwaway group holds (expected 0); a read that fails is warned of, and 0. */
+async function committedCount(
+  consumer: RangeConsumer,
   groupId: string,
-  topics: readonly string[],
-  keep: boolean,
+  ranges: readonly PartitionRange[],
+  warn: (message: string) => void,
 ): Promise<number> {
-  let found = 0;
   try {
-    found = (await committedOffsets(deps.admin, groupId, topics)).length;
-    if (found > 0) deps.warn(`the throwaway consumer group ${groupId} holds ${found} committed offsets`);
-    if (!keep) await deleteGroup(deps.admin, groupId);
+    const found = (await committedOffsets(consumer, ranges, COMMITTED_READ_MS)).length;
+    if (found > 0) warn(`the throwaway consumer group ${groupId} holds ${found} committed offsets`);
+    return found;
+  } catch (error) {
+    warn(`could not read the throwaway consumer group ${groupId}'s offsets: ${messageOf(error)}`);
+    return 0;
+  }
+}
+
+async function removeGroup(deps: ReaderDeps, groupId: string): Promise<void> {
+  try {
+    await deleteGroup(deps.admin, groupId);
   } catch (error) {
     deps.warn(`could not delete the throwaway consumer group ${groupId}: ${messageOf(error)}`);
   }
-  return found;
 }
 
 function toRawRecord(message: Message): RawRecord {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { KafkaJS } from '@confluentinc/kafka-javascript';
-import type { Admin } from '../kafka/client.js';
+import type { KafkaConsumer } from '@confluentinc/kafka-javascript';
+import { committedOf, type Admin } from '../kafka/client.js';
 
 /**
  * The group id a replay's consumer is configured with. The consumer is assigned its partitions
@@ -16,20 +17,26 @@ export function throwawayGroupId(clientId: string, serviceGroupId: string): stri
   return id;
 }
 
-export type GroupAdmin = Pick<Admin, 'fetchOffsets' | 'deleteGroups'>;
+export type GroupAdmin = Pick<Admin, 'deleteGroups'>;
 
-/** Partitions for which the group holds a committed offset (expected: none). */
+/**
+ * Partitions for which the group holds a committed offset (expected: none), asked by the
+ * throwaway consumer itself (librdkafka's committed(), OffsetFetch under its own group id) before
+ * it disconnects: the admin client's fetchOffsets can crash the process (src/kafka/client.ts).
+ */
 export async function committedOffsets(
-  admin: GroupAdmin,
-  groupId: string,
-  topics: readonly string[],
+  consumer: Pick<KafkaConsumer, 'committed'>,
+  partitions: readonly { topic: string; partition: number }[],
+  timeoutMs: number,
 ): Promise<{ topic: string; partition: number; offset: string }[]> {
-  const offsets = await admin.fetchOffsets({ groupId, topics: [...topics] });
-  return offsets.flatMap(({ topic, partitions }) =>
-    partitions
-      .filter((p) => Number(p.offset) >= 0)
-      .map((p) => ({ topic, partition: p.partition, offset: p.offset })),
+  const read = await committedOf(
+    consumer,
+    partitions.map(({ topic, partition }) => ({ topic, partition })),
+    timeoutMs,
   );
+  return read
+    .filter((p) => p.offset !== undefined && p.offset >= 0)
+    .map(({ topic, partition, offset }) => ({ topic, partition, offset: String(offset) }));
 }
 
 /** Deletes the group; one the broker never knew or already dropped (no offsets, no members) is fine. */

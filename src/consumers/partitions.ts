@@ -1,5 +1,5 @@
 import { KafkaJS } from '@confluentinc/kafka-javascript';
-import type { Admin } from '../kafka/client.js';
+import type { OffsetsAdmin } from '../kafka/client.js';
 import type { Logger } from 'pino';
 import type { Operation } from '../contract/operations.js';
 import type { OperationSchedulers } from './operation-schedulers.js';
@@ -9,7 +9,7 @@ import { abortableSleep, retry } from '../retry.js';
 
 /** What `Partitions` depends on. */
 export interface PartitionsDeps {
-  admin: Pick<Admin, 'fetchOffsets'>;
+  admin: OffsetsAdmin;
   settings: { groupId: string; shutdownTimeoutMs: number };
   pauses: Pick<PauseControl, 'release' | 'pause' | 'resume'>;
   /** A partition opened: pauses its operation still wants (open breaker, reached spend cap). */
@@ -274,7 +274,7 @@ export class Partitions {
  * while a pending transaction holds offsets of it (read with require_stable, KIP-447).
  */
 export async function stableCommittedOffset(
-  admin: Pick<Admin, 'fetchOffsets'>,
+  admin: OffsetsAdmin,
   groupId: string,
   topic: string,
   partition: number,
@@ -309,7 +309,7 @@ export async function stableCommittedOffset(
  * when the read as a whole waited too long for one.
  */
 export async function stableCommittedOffsets(
-  admin: Pick<Admin, 'fetchOffsets'>,
+  admin: OffsetsAdmin,
   groupId: string,
   partitions: readonly { topic: string; partition: number }[],
 ): Promise<Map<string, string | undefined>> {

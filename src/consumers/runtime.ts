@@ -1,5 +1,5 @@
 import { KafkaJS } from '@confluentinc/kafka-javascript';
-import type { Admin, Consumer, ConsumerConstructorConfig, Kafka } from '../kafka/client.js';
+import type { OffsetsAdmin, Consumer, ConsumerConstructorConfig, Kafka } from '../kafka/client.js';
 import type { Logger } from 'pino';
 import { LANES, type Operation, type TopicNames } from '../contract/operations.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -86,7 +86,7 @@ export interface Rebalance {
 
 export interface RuntimeDeps {
   kafka: Kafka;
-  admin: Pick<Admin, 'fetchOffsets'>;
+  admin: OffsetsAdmin;
   topics: TopicNames;
   settings: RuntimeSettings;
   process: ProcessDeps;

@@ -30,8 +30,22 @@ if (compatErrors.KafkaJSGroupCoordinatorNotAvailableError === undefined) {
   compatErrors.KafkaJSGroupCoordinatorNotAvailableError = class extends KafkaJS.KafkaJSError {};
 }
 
-export type Kafka = KafkaJS.Kafka;
-export type Admin = KafkaJS.Admin;
+/**
+ * The admin client without the two calls that can take the whole process down (1.10.1,
+ * librdkafka 2.15), each with a safe way round:
+ *
+ * - `describeGroups`: a group described with an error (a coordinator still loading, as on a
+ *   broker just started) leaves the description's assignor NULL, which the binding turns into a
+ *   string: a segmentation fault (confluent-kafka-javascript#531). It failed one CI run in three
+ *   this way, in the test run's first group request (test/global-setup.ts).
+ * - `fetchOffsets`: an OffsetFetch answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE makes
+ *   librdkafka ask the handle's consumer group to look its coordinator up again, and an admin
+ *   client has none: a NULL dereference (rd_kafka_handle_OffsetFetch, confluent-kafka-javascript#374).
+ *   A group's offsets are read through `openGroupOffsetsReader` (a consumer's committed()).
+ */
+export type Admin = Omit<KafkaJS.Admin, 'describeGroups' | 'fetchOffsets'>;
+/** A client whose admin() is the `Admin` above. */
+export type Kafka = Omit<KafkaJS.Kafka, 'admin'> & { admin(): Admin };
 export type Consumer = KafkaJS.Consumer;
 export type Producer = KafkaJS.Producer;
 export type KafkaMessage = KafkaJS.KafkaMessage;
@@ -226,7 +240,7 @@ export function pinoKafkaLogger(logger: Logger | undefined, errors: string[] = [
 }
 
 /** The part of the admin client a reader of one group's committed offsets stands in for. */
-export type OffsetsAdmin = Pick<Admin, 'fetchOffsets'>;
+export type OffsetsAdmin = Pick<KafkaJS.Admin, 'fetchOffsets'>;
 
 /**
  * A reader of one consumer group's committed offsets, through a consumer of the client's

@@ -1,4 +1,4 @@
-import type { Admin } from '../kafka/client.js';
+import type { Admin, OffsetsAdmin } from '../kafka/client.js';
 import type { Logger } from 'pino';
 
 /**
@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
  * waits on Kafka.
  */
 /** The admin requests the lag is read with. */
-export type LagAdmin = Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>;
+export type LagAdmin = Pick<Admin, 'fetchTopicOffsets'> & OffsetsAdmin;
 
 export interface LagWatchDeps {
   admin: LagAdmin;

@@ -1,4 +1,4 @@
-import type { Admin } from '../kafka/client.js';
+import type { OffsetsAdmin } from '../kafka/client.js';
 import type { Origin } from '../contract/envelopes.js';
 
 /**
@@ -9,7 +9,7 @@ import type { Origin } from '../contract/envelopes.js';
  * per partition answers later questions without asking the broker again.
  */
 export function requestCommitCheck(
-  admin: Pick<Admin, 'fetchOffsets'>,
+  admin: OffsetsAdmin,
   groupId: string,
 ): (origin: Origin) => Promise<boolean> {
   const seen = new Map<string, bigint>();

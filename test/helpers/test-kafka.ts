@@ -4,8 +4,13 @@
  * what a test opens after that test, what `beforeAll` opens after the file's last test.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Admin, Kafka } from '../../src/kafka/client.js';
-import { afterAll, afterEach, beforeEach } from 'vitest';
+import {
+  openGroupOffsetsReader,
+  type Admin,
+  type GroupOffsetsReader,
+  type Kafka,
+} from '../../src/kafka/client.js';
+import { afterAll, afterEach, beforeEach, inject } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { ServiceOptions } from '../../src/main.js';
 import { contractTopics, ensureTopics } from '../../src/producers/topic-setup.js';
@@ -69,6 +74,12 @@ export interface TestKafka {
   onCleanup: (close: Close) => void;
   /** A connected admin client. */
   admin: () => Promise<Admin>;
+  /**
+   * A reader of `groupId`'s committed offsets, as the service reads its own (the admin client's
+   * fetchOffsets can crash the process: src/kafka/client.ts). `stable`: read with require_stable,
+   * waiting up to 2 s for a transaction that holds them, then failing with ERR__TIMED_OUT.
+   */
+  groupOffsets: (groupId: string, options?: { stable?: boolean }) => Promise<GroupOffsetsReader>;
   sandbox: (knobs?: KnobsPatch) => Promise<Sandbox>;
   collector: (prefix: string, registryUrl?: string) => Promise<OutcomeCollector>;
   /** The service in this process; its stop() may be called by the test too (it runs once). */
@@ -182,6 +193,21 @@ function openers(kafka: Kafka, onCleanup: (close: Close) => void): Openers {
       await admin.connect();
       onCleanup(() => admin.disconnect());
       return admin;
+    },
+    async groupOffsets(groupId, { stable = false } = {}) {
+      const admin = kafka.admin();
+      await admin.connect();
+      onCleanup(() => admin.disconnect());
+      const reader = await openGroupOffsetsReader({ brokers: inject('kafkaBrokers').split(',') }, groupId, {
+        stable,
+        timeoutMs: stable ? 2_000 : 10_000,
+        partitionsOf: async (topic) => {
+          const [metadata] = await admin.fetchTopicMetadata({ topics: [topic] });
+          return (metadata?.partitions ?? []).map((p) => p.partitionId);
+        },
+      });
+      onCleanup(() => reader.close());
+      return reader;
     },
     async sandbox(knobs) {
       const sandbox = await createSandbox({ apiKey: SANDBOX_KEY, ...(knobs ? { knobs } : {}) });

@@ -17,7 +17,7 @@ import { useTestKafka } from '../helpers/test-kafka.js';
 import { until } from '../helpers/wait.js';
 
 const { ErrorCodes } = KafkaJS;
-const { kafka, admin, onCleanup } = useTestKafka();
+const { kafka, admin, groupOffsets, onCleanup } = useTestKafka();
 
 interface Member {
   consumer: Consumer;
@@ -73,6 +73,7 @@ describe('a transaction committing offsets for a group member (KIP-447)', () => 
     const groupId = `g.kip447.${randomUUID()}`;
     const client = await admin();
     await createTopic(client, topic, 2);
+    const offsets = await groupOffsets(groupId, { stable: true });
 
     let release: () => void = () => undefined;
     const hold = new Promise<void>((resolve) => {
@@ -118,18 +119,18 @@ describe('a transaction committing offsets for a group member (KIP-447)', () => 
     );
     expect(refused).toBeDefined();
     expect(isRefusedMember(refused)).toBe(true);
-    expect(await stableCommittedOffset(client, groupId, topic, 0)).toBe('-1');
+    expect(await stableCommittedOffset(offsets, groupId, topic, 0)).toBe('-1');
 
     // The current member's offsets go in; until its transaction ends a stable read has none.
     const pending = await commit(current.consumer, '7');
-    expect(await stableCommittedOffset(client, groupId, topic, 0)).toBeUndefined();
+    expect(await stableCommittedOffset(offsets, groupId, topic, 0)).toBeUndefined();
     // A stable read asks for its one partition: partition 1, which the pending transaction does
     // not hold, answers at once.
-    expect(await stableCommittedOffset(client, groupId, topic, 1)).toBe('-1');
+    expect(await stableCommittedOffset(offsets, groupId, topic, 1)).toBe('-1');
     await pending.commit();
     // EndTxn answers once the commit is decided; the coordinator writes its markers after that,
     // so a stable read right away may still find the transaction open (it did once in CI).
-    expect(await settledOffset(() => stableCommittedOffset(client, groupId, topic, 0))).toBe('7');
+    expect(await settledOffset(() => stableCommittedOffset(offsets, groupId, topic, 0))).toBe('7');
     release();
   });
 });

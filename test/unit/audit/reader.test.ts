@@ -62,6 +62,20 @@ class FakeConsumer extends EventEmitter {
   isConnected(): boolean {
     return this.connected;
   }
+  /** What committed() answers per partition; -1001 is librdkafka's "none". */
+  committedAt = -1001;
+  committedAsked: { topic: string; partition: number; connected: boolean }[] = [];
+  committed(
+    toppars: { topic: string; partition: number }[],
+    _timeoutMs: number,
+    cb: (error: LibrdKafkaError | null, offsets: { topic: string; partition: number; offset: number }[]) => void,
+  ): void {
+    for (const t of toppars) this.committedAsked.push({ ...t, connected: this.connected });
+    cb(
+      null,
+      toppars.map((t) => ({ ...t, offset: this.committedAt })),
+    );
+  }
   assign(assignments: Assignment[]): this {
     this.assigned = assignments;
     for (const a of assignments) {
@@ -123,7 +137,6 @@ function depsWith(consumer: FakeConsumer): Recorded {
   const deps: ReaderDeps = {
     openConsumer: () => consumer as unknown as RangeConsumer,
     admin: {
-      fetchOffsets: () => Promise.resolve([]),
       deleteGroups: (groupIds: string[]) => {
         deletedGroups.push(groupIds);
         return Promise.resolve([]);
@@ -267,6 +280,20 @@ describe('readRanges', () => {
     expect(consumer.listenerCount('partition.eof')).toBe(0);
     expect(recorded.deletedGroups).toEqual([[summary.groupId]]);
     expect(recorded.warnings).toEqual([]);
+    // The group's offsets were asked by the consumer itself, while still connected.
+    expect(consumer.committedAsked).toEqual([{ topic: TOPIC, partition: 0, connected: true }]);
+  });
+
+  it('counts and warns of an offset the throwaway group holds', async () => {
+    const consumer = new FakeConsumer([{ records: [0, 1], end: 2 }]);
+    consumer.committedAt = 2;
+    const recorded = depsWith(consumer);
+    const summary = await readRanges(recorded.deps, {
+      ranges: [{ topic: TOPIC, partition: 0, start: 0, end: 2 }],
+      onRecord: () => Promise.resolve(),
+    });
+    expect(summary.committedOffsets).toBe(1);
+    expect(recorded.warnings).toEqual([`the throwaway consumer group ${summary.groupId} holds 1 committed offsets`]);
   });
 });
 

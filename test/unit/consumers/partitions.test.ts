@@ -11,7 +11,7 @@ import {
 } from '../../../src/consumers/partitions.js';
 import { PauseControl } from '../../../src/consumers/pause-control.js';
 import { TakeWindow } from '../../../src/consumers/take-window.js';
-import { createKafka, type Admin } from '../../../src/kafka/client.js';
+import { createKafka, type OffsetsAdmin } from '../../../src/kafka/client.js';
 
 const { ErrorCodes, KafkaJSError } = KafkaJS;
 
@@ -37,7 +37,7 @@ const unstable = () => new KafkaJSError('unstable offsets', { code: ErrorCodes.E
 function fakeAdmin(committed: Record<number, string>, unstableReads = 0) {
   const reads: { requireStableOffsets: boolean | undefined; asked: string[] }[] = [];
   let left = unstableReads;
-  const admin: Pick<Admin, 'fetchOffsets'> = {
+  const admin: OffsetsAdmin = {
     fetchOffsets: ({ topics, requireStableOffsets }) => {
       const asked = (topics ?? []).map((t) =>
         typeof t === 'string' ? t : `${t.topic}/${t.partitions.join(',')}`,
@@ -350,8 +350,8 @@ describe('Partitions', () => {
 describe('stableCommittedOffset', () => {
   /** An admin whose one answer for partition 0 of 'requests' is `entry`. */
   const answering = (entry: { offset: string; error: LibrdKafkaError | null }) => {
-    const asked: Parameters<Admin['fetchOffsets']>[0][] = [];
-    const admin: Pick<Admin, 'fetchOffsets'> = {
+    const asked: Parameters<OffsetsAdmin['fetchOffsets']>[0][] = [];
+    const admin: OffsetsAdmin = {
       fetchOffsets: (options) => {
         asked.push(options);
         return Promise.resolve([
@@ -385,7 +385,7 @@ describe('stableCommittedOffset', () => {
   it('answers nothing while a pending transaction holds the offset, reported for the partition or for the call', async () => {
     const held = answering({ offset: '-1', error: partitionError(ErrorCodes.ERR_UNSTABLE_OFFSET_COMMIT) });
     expect(await stableCommittedOffset(held.admin, 'g', 'requests', 0)).toBeUndefined();
-    const refused: Pick<Admin, 'fetchOffsets'> = { fetchOffsets: () => Promise.reject(unstable()) };
+    const refused: OffsetsAdmin = { fetchOffsets: () => Promise.reject(unstable()) };
     expect(await stableCommittedOffset(refused, 'g', 'requests', 0)).toBeUndefined();
   });
 
@@ -398,13 +398,13 @@ describe('stableCommittedOffset', () => {
       code: ErrorCodes.ERR_GROUP_AUTHORIZATION_FAILED,
     });
     const down = new KafkaJSError('transport failure', { code: ErrorCodes.ERR__TRANSPORT });
-    const failing: Pick<Admin, 'fetchOffsets'> = { fetchOffsets: () => Promise.reject(down) };
+    const failing: OffsetsAdmin = { fetchOffsets: () => Promise.reject(down) };
     await expect(stableCommittedOffset(failing, 'g', 'requests', 0)).rejects.toBe(down);
   });
 
   it('reads a stable read that timed out (a transaction still holds the offsets) as not stable yet', async () => {
     const held = new KafkaJSError('timed out', { code: ErrorCodes.ERR__TIMED_OUT });
-    const waiting: Pick<Admin, 'fetchOffsets'> = { fetchOffsets: () => Promise.reject(held) };
+    const waiting: OffsetsAdmin = { fetchOffsets: () => Promise.reject(held) };
     expect(await stableCommittedOffset(waiting, 'g', 'requests', 0)).toBeUndefined();
   });
 });
@@ -412,7 +412,7 @@ describe('stableCommittedOffset', () => {
 describe('stableCommittedOffsets', () => {
   it('reads several partitions of several topics in one request, with require_stable', async () => {
     const asked: unknown[] = [];
-    const admin: Pick<Admin, 'fetchOffsets'> = {
+    const admin: OffsetsAdmin = {
       fetchOffsets: (args) => {
         asked.push(args);
         return Promise.resolve([
@@ -449,7 +449,7 @@ describe('stableCommittedOffsets', () => {
 
   it('answers none of them when the read waited too long for a transaction that holds them', async () => {
     const held = new KafkaJS.KafkaJSError('timed out', { code: KafkaJS.ErrorCodes.ERR__TIMED_OUT });
-    const admin: Pick<Admin, 'fetchOffsets'> = { fetchOffsets: () => Promise.reject(held) };
+    const admin: OffsetsAdmin = { fetchOffsets: () => Promise.reject(held) };
     expect((await stableCommittedOffsets(admin, 'g', [{ topic: 'a', partition: 0 }])).size).toBe(0);
   });
 });

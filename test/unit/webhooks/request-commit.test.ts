@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Admin } from '../../../src/kafka/client.js';
+import type { OffsetsAdmin } from '../../../src/kafka/client.js';
 import { requestCommitCheck } from '../../../src/webhooks/request-commit.js';
 
 /** An admin whose committed offsets per partition are set by the test; counts its calls. */
 function fakeAdmin(committed: Record<number, string>) {
-  const admin: Pick<Admin, 'fetchOffsets'> & { calls: number } = {
+  const admin: OffsetsAdmin & { calls: number } = {
     calls: 0,
     fetchOffsets: ({ topics = [] }) => {
       admin.calls++;
