@@ -132,8 +132,11 @@ function waitForStart(child: ChildProcess, log: WriteStream): Promise<void> {
     const onData = (chunk: Buffer): void => {
       log.write(chunk);
       if (started) return;
-      tail = (tail + chunk.toString()).slice(-4096);
-      if (tail.includes(STARTED)) {
+      // The line may straddle two chunks; a chunk may be far longer than any tail kept (a
+      // replica logging librdkafka's debug lines).
+      const seen = tail + chunk.toString();
+      tail = seen.slice(-STARTED.length);
+      if (seen.includes(STARTED)) {
         started = true;
         clearTimeout(timer);
         resolve();

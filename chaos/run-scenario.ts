@@ -72,7 +72,9 @@ function replicaEnv(ctx: RunContext, prefix: string, partitions: number): Record
     RETRY_BUDGET_MS: '6000',
     BREAKER_COOLDOWN_MS: '3000',
     SHUTDOWN_TIMEOUT_MS: '5000',
-    LOG_LEVEL: 'info',
+    // CHAOS_REPLICA_LOG_LEVEL=debug with KAFKA_CLIENT_DEBUG=eos,cgrp,... in the runner's
+    // environment puts librdkafka's own lines in each replica's log.
+    LOG_LEVEL: process.env.CHAOS_REPLICA_LOG_LEVEL ?? 'info',
     // As the image and `npm start` set it (src/threadpool.ts).
     UV_THREADPOOL_SIZE: '16',
     // A cluster replicates every topic three ways (min.insync.replicas=2 from the brokers), and
