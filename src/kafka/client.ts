@@ -255,13 +255,38 @@ export type OffsetsAdmin = Pick<KafkaJS.Admin, 'fetchOffsets'>;
  * ERR__TIMED_OUT. Topics given by name are read for every partition (`partitionsOf`).
  */
 export interface GroupOffsetsReader extends OffsetsAdmin {
+  /**
+   * A topic's partition ids, from a metadata request to any broker that is up. Not through the
+   * admin client: its DescribeTopics goes to the controller it last heard of, and in KRaft that
+   * is whichever broker a metadata answer named; once that broker is dead every call waits out
+   * its timeout while holding a thread of libuv's pool (the admin client refreshes that name
+   * every 5 minutes). Calls of the kind, piled up by the lag watch and the readiness check, took
+   * the whole pool while one broker of three was down: nothing else of the client ran (no
+   * consume, no new producer) until it came back.
+   */
+  partitionsOf(topic: string): Promise<number[]>;
+  /**
+   * A topic's low and high watermarks per partition, as the admin client's fetchTopicOffsets
+   * gives them, with the partitions from `partitionsOf`: ListOffsets goes to each leader.
+   */
+  fetchTopicOffsets(topic: string): Promise<TopicPartitionEnds[]>;
   close(): Promise<void>;
 }
+
+/** One partition's ends, as fetchTopicOffsets gives them. */
+export interface TopicPartitionEnds {
+  partition: number;
+  low: string;
+  high: string;
+}
+
+/** The bound of each metadata or ListOffsets request of a GroupOffsetsReader. */
+const CLUSTER_READ_MS = 5_000;
 
 export async function openGroupOffsetsReader(
   settings: KafkaClientSettings,
   groupId: string,
-  options: { stable: boolean; timeoutMs: number; partitionsOf(topic: string): Promise<number[]> },
+  options: { stable: boolean; timeoutMs: number },
 ): Promise<GroupOffsetsReader> {
   const consumer = new rdkafka.KafkaConsumer(
     {
@@ -272,25 +297,28 @@ export async function openGroupOffsetsReader(
     },
     {},
   );
-  await new Promise<void>((resolve, reject) => {
-    consumer.connect({ timeout: 30_000 }, (error) => {
-      if (isClientError(error)) reject(asError(error));
-      else resolve();
-    });
-  });
+  await connectConsumer(consumer);
+  // Shares the consumer's handle: no connections of its own.
+  const admin = rdkafka.AdminClient.createFrom(consumer);
+  const calls = new NativeCalls();
+  const partitionsOf = (topic: string): Promise<number[]> =>
+    calls.run(() => topicPartitions(consumer, topic, CLUSTER_READ_MS));
   return {
+    partitionsOf,
+    fetchTopicOffsets: (topic) =>
+      topicEnds(topic, partitionsOf, (specs) => calls.run(() => listOffsets(admin, specs))),
     async fetchOffsets({ groupId: asked, topics = [] }) {
       if (asked !== groupId) throw new Error(`this reader reads the offsets of ${groupId}, not ${asked}`);
       const wanted = await Promise.all(
         topics.map(async (t) =>
-          typeof t === 'string' ? { topic: t, partitions: await options.partitionsOf(t) } : t,
+          typeof t === 'string' ? { topic: t, partitions: await partitionsOf(t) } : t,
         ),
       );
       const toppars = wanted.flatMap(({ topic, partitions }) =>
         partitions.map((partition) => ({ topic, partition })),
       );
       if (toppars.length === 0) return [];
-      const read = await committedOf(consumer, toppars, options.timeoutMs);
+      const read = await calls.run(() => committedOf(consumer, toppars, options.timeoutMs));
       return wanted.map(({ topic }) => ({
         topic,
         partitions: read
@@ -304,8 +332,107 @@ export async function openGroupOffsetsReader(
           })),
       }));
     },
-    close: () => closeConsumer(consumer),
+    async close() {
+      await calls.drain();
+      await closeConsumer(consumer);
+    },
   };
+}
+
+/**
+ * The native calls of one client under way, so that it is destroyed only once they ended: a call
+ * still running when its handle is destroyed crashes the process (ListOffsets read the freed
+ * handle: SIGSEGV, seen when the service stopped during a lag read).
+ */
+class NativeCalls {
+  private readonly running = new Set<Promise<unknown>>();
+  private closed = false;
+
+  run<T>(call: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the client is closed'));
+    const running = call();
+    this.running.add(running);
+    const forget = (): void => {
+      this.running.delete(running);
+    };
+    running.then(forget, forget);
+    return running;
+  }
+
+  /** Refuses new calls and waits for those under way (each bounded by its own timeout). */
+  async drain(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.running]);
+  }
+}
+
+function connectConsumer(consumer: KafkaConsumer): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    consumer.connect({ timeout: 30_000 }, (error) => {
+      if (isClientError(error)) reject(asError(error));
+      else resolve();
+    });
+  });
+}
+
+/** A topic's low and high watermarks per partition. */
+async function topicEnds(
+  topic: string,
+  partitionsOf: (topic: string) => Promise<number[]>,
+  list: (
+    specs: { topic: string; partition: number; offset: rdkafka.OffsetSpec }[],
+  ) => Promise<Map<number, number>>,
+): Promise<TopicPartitionEnds[]> {
+  const partitions = await partitionsOf(topic);
+  const ends = (offset: rdkafka.OffsetSpec) =>
+    list(partitions.map((partition) => ({ topic, partition, offset })));
+  const high = await ends(rdkafka.OffsetSpec.LATEST);
+  const low = await ends(rdkafka.OffsetSpec.EARLIEST);
+  return partitions.map((p) => ({
+    partition: p,
+    high: String(high.get(p) ?? 0),
+    low: String(low.get(p) ?? 0),
+  }));
+}
+
+/** ListOffsets for the given partitions of one topic: each partition's offset. */
+function listOffsets(
+  admin: rdkafka.IAdminClient,
+  specs: { topic: string; partition: number; offset: rdkafka.OffsetSpec }[],
+): Promise<Map<number, number>> {
+  return new Promise((resolve, reject) => {
+    admin.listOffsets(specs, { timeout: CLUSTER_READ_MS }, (error, result) => {
+      if (isClientError(error)) {
+        reject(asError(error));
+        return;
+      }
+      const failed = result.find((entry) => entry.error);
+      if (failed?.error) reject(asError(failed.error));
+      else resolve(new Map(result.map((entry) => [entry.partition, entry.offset])));
+    });
+  });
+}
+
+/** A topic's partition ids, by a metadata request to any broker that is up; exported for its test. */
+export function topicPartitions(
+  client: Pick<KafkaConsumer, 'getMetadata'>,
+  topic: string,
+  timeoutMs: number,
+): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    client.getMetadata({ topic, timeout: timeoutMs }, (error, metadata) => {
+      if (isClientError(error)) {
+        reject(asError(error));
+        return;
+      }
+      const found = metadata.topics.find((t) => t.name === topic);
+      if (found === undefined || found.partitions.length === 0) {
+        reject(new Error(`topic ${topic} is not in the cluster's metadata`));
+        return;
+      }
+      resolve(found.partitions.map((p) => p.id).sort((a, b) => a - b));
+    });
+  });
 }
 
 /** librdkafka's committed() as a promise; exported for its test. */

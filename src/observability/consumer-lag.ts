@@ -1,4 +1,4 @@
-import type { Admin, OffsetsAdmin } from '../kafka/client.js';
+import type { OffsetsAdmin } from '../kafka/client.js';
 import type { Logger } from 'pino';
 
 /**
@@ -6,8 +6,14 @@ import type { Logger } from 'pino';
  * read from the brokers every `intervalMs` rather than at scrape time, so that a scrape never
  * waits on Kafka.
  */
-/** The admin requests the lag is read with. */
-export type LagAdmin = Pick<Admin, 'fetchTopicOffsets'> & OffsetsAdmin;
+/**
+ * What the lag is read with: the service's group offsets reader (src/kafka/client.ts), whose
+ * requests go to any broker that is up and to partition leaders, never to the controller; the
+ * console passes its admin client.
+ */
+export interface LagAdmin extends OffsetsAdmin {
+  fetchTopicOffsets(topic: string): Promise<{ partition: number; low: string; high: string }[]>;
+}
 
 export interface LagWatchDeps {
   admin: LagAdmin;
@@ -26,9 +32,11 @@ export interface PartitionLag {
 }
 
 /**
- * Reads the lag of every partition of `topics` for `groupId`: one offsets request for the
- * group, and each topic's ends (the client asks their leaders for the low and high watermarks
- * of a topic's partitions together), the topics in parallel.
+ * Reads the lag of every partition of `topics` for `groupId`: each topic's ends (the client asks
+ * their leaders for the low and high watermarks of a topic's partitions together), one topic
+ * after the other, then one offsets request for the group's partitions so found. One request at
+ * a time: each is a native call that holds a thread of libuv's pool until it is answered or
+ * times out, and twenty of them at once, waiting on a dead broker, once took the whole pool.
  */
 export async function readPartitionLag(
   admin: LagAdmin,
@@ -37,10 +45,12 @@ export async function readPartitionLag(
 ): Promise<PartitionLag[]> {
   const lags: PartitionLag[] = [];
   if (topics.length === 0) return lags;
-  const [committed, ends] = await Promise.all([
-    admin.fetchOffsets({ groupId, topics: [...topics] }),
-    Promise.all(topics.map(async (topic) => ({ topic, partitions: await admin.fetchTopicOffsets(topic) }))),
-  ]);
+  const ends: { topic: string; partitions: { partition: number; low: string; high: string }[] }[] = [];
+  for (const topic of topics) ends.push({ topic, partitions: await admin.fetchTopicOffsets(topic) });
+  const committed = await admin.fetchOffsets({
+    groupId,
+    topics: ends.map(({ topic, partitions }) => ({ topic, partitions: partitions.map((p) => p.partition) })),
+  });
   const committedByTopic = new Map(committed.map(({ topic, partitions }) => [topic, partitions]));
   for (const { topic, partitions } of ends) {
     for (const end of partitions) {

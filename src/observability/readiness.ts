@@ -84,20 +84,20 @@ export class Readiness {
 }
 
 /**
- * The broker (a metadata round trip for one of our topics) and, when configured, the
- * registry's own check. One topic, not the whole cluster's metadata: decoding every topic of a
- * large cluster at every interval would grow with the cluster into most of an idle service's CPU.
+ * The broker (a metadata round trip for one of our topics, to any broker that is up) and, when
+ * configured, the registry's own check. One topic, not the whole cluster's metadata: decoding
+ * every topic of a large cluster at every interval would grow with the cluster into most of an
+ * idle service's CPU. Not the admin client's DescribeTopics: it asks the controller it last heard
+ * of, which may be the broker that died (GroupOffsetsReader.partitionsOf).
  */
 export function dependencyChecks(deps: {
-  admin: { fetchTopicMetadata(options: { topics: string[] }): Promise<unknown> };
+  metadata: { partitionsOf(topic: string): Promise<unknown> };
   /** The topic whose metadata the broker check reads (one that start-up created). */
   topic: string;
   registry?: (() => Promise<unknown>) | undefined;
 }): DependencyCheck[] {
-  const { admin, topic } = deps;
-  const checks: DependencyCheck[] = [
-    { name: 'kafka', check: () => admin.fetchTopicMetadata({ topics: [topic] }) },
-  ];
+  const { metadata, topic } = deps;
+  const checks: DependencyCheck[] = [{ name: 'kafka', check: () => metadata.partitionsOf(topic) }];
   const { registry } = deps;
   if (registry) checks.push({ name: 'schema-registry', check: registry });
   return checks;

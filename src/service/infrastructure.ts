@@ -10,6 +10,7 @@ import {
   type Admin,
   type Kafka,
   type KafkaClientSettings,
+  type GroupOffsetsReader,
   type OffsetsAdmin,
 } from '../kafka/client.js';
 import { topicNames, type TopicNames } from '../contract/operations.js';
@@ -31,8 +32,10 @@ export interface Infrastructure {
    * The service group's committed offsets, read as its consumer reads them (never through the
    * admin API: src/kafka/client.ts, openGroupOffsetsReader): `stable` with require_stable (the
    * runtime), `latest` as they are (the lag, the vehicle-search commit check, the console).
+   * `latest` also reads topics' partitions and ends (the lag, the readiness check) without the
+   * admin client's controller lookups.
    */
-  groupOffsets: { stable: OffsetsAdmin; latest: OffsetsAdmin };
+  groupOffsets: { stable: OffsetsAdmin; latest: GroupOffsetsReader };
   topics: TopicNames;
   codec: ValueCodec;
   /** Absent without REDIS_URL: limits, dedupe and pending searches then live in memory. */
@@ -69,7 +72,7 @@ export async function connectInfrastructure(
   const wanted = contractTopics(topics, topicSettings(config));
   const created = config.CREATE_TOPICS ? await ensureTopics(admin, wanted, { signal: closers.signal }) : [];
   if (created.length > 0) logger.info({ topics: created }, 'topics created');
-  const groupOffsets = await openGroupOffsets(config.KAFKA_GROUP_ID, settings, admin, closers);
+  const groupOffsets = await openGroupOffsets(config.KAFKA_GROUP_ID, settings, closers);
   const { codec, registryCheck } = await createCodec(config, logger);
   const redis = await connectRedis(config, logger, closers);
   return { kafka, admin, groupOffsets, topics, codec, redis, ...(registryCheck ? { registryCheck } : {}) };
@@ -81,18 +84,12 @@ const STABLE_READ_MS = 2_000;
 async function openGroupOffsets(
   groupId: string,
   settings: KafkaClientSettings,
-  admin: Admin,
   closers: Closers,
 ): Promise<Infrastructure['groupOffsets']> {
-  const partitionsOf = async (topic: string): Promise<number[]> => {
-    const [metadata] = await admin.fetchTopicMetadata({ topics: [topic] });
-    return (metadata?.partitions ?? []).map((p) => p.partitionId);
-  };
   const reader = (stable: boolean) =>
     openGroupOffsetsReader(settings, groupId, {
       stable,
       timeoutMs: stable ? STABLE_READ_MS : 10_000,
-      partitionsOf,
     });
   const [stable, latest] = await Promise.all([reader(true), reader(false)]);
   closers.add('group offsets', async () => {

@@ -30,11 +30,11 @@ export async function startListeners(
   },
   closers: Closers,
 ): Promise<BoundPorts> {
-  const { kafka, redis, admin, registryCheck, groupOffsets } = deps.infra;
+  const { kafka, redis, registryCheck, groupOffsets } = deps.infra;
   const { metrics, figures } = deps.calls;
   const interval = config.DEPENDENCY_CHECK_INTERVAL_MS;
   const readiness = new Readiness(
-    dependencyChecks({ admin, topic: deps.infra.topics.errors, registry: registryCheck }),
+    dependencyChecks({ metadata: groupOffsets.latest, topic: deps.infra.topics.errors, registry: registryCheck }),
     { intervalMs: interval, timeoutMs: checkTimeoutMs(interval) },
     logger,
   );

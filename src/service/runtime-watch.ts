@@ -22,10 +22,7 @@ export function watchRuntime(
     spendCaps: Object.fromEntries(OPERATIONS.map((op) => [op, config.limits[op].spendCapPerHour])),
     breakerState: (op) => calls.breakerFor(op).state,
     lag: {
-      admin: {
-        fetchTopicOffsets: (topic, options) => deps.infra.admin.fetchTopicOffsets(topic, options),
-        fetchOffsets: (args) => deps.infra.groupOffsets.latest.fetchOffsets(args),
-      },
+      admin: deps.infra.groupOffsets.latest,
       groupId: config.KAFKA_GROUP_ID,
       topics: deps.infra.topics.requestTopics(),
       intervalMs: config.CONSUMER_LAG_INTERVAL_MS,

@@ -41,9 +41,8 @@ export async function groupCoordinatorReady(
       reader = await openGroupOffsetsReader({ brokers: brokers.split(',') }, PROBE_GROUP, {
         stable: false,
         timeoutMs: attemptTimeoutMs,
-        partitionsOf: () => Promise.resolve([0]),
       });
-      await reader.fetchOffsets({ groupId: PROBE_GROUP, topics: [PROBE_TOPIC] });
+      await reader.fetchOffsets({ groupId: PROBE_GROUP, topics: [{ topic: PROBE_TOPIC, partitions: [0] }] });
       return;
     } catch (err) {
       if (Date.now() > deadline) throw err;

@@ -195,16 +195,9 @@ function openers(kafka: Kafka, onCleanup: (close: Close) => void): Openers {
       return admin;
     },
     async groupOffsets(groupId, { stable = false } = {}) {
-      const admin = kafka.admin();
-      await admin.connect();
-      onCleanup(() => admin.disconnect());
       const reader = await openGroupOffsetsReader({ brokers: inject('kafkaBrokers').split(',') }, groupId, {
         stable,
         timeoutMs: stable ? 2_000 : 10_000,
-        partitionsOf: async (topic) => {
-          const [metadata] = await admin.fetchTopicMetadata({ topics: [topic] });
-          return (metadata?.partitions ?? []).map((p) => p.partitionId);
-        },
       });
       onCleanup(() => reader.close());
       return reader;

@@ -224,7 +224,6 @@ describe('kafka transactions', () => {
     const offsets = await openGroupOffsetsReader({ brokers: inject('kafkaBrokers').split(',') }, groupId, {
       stable: false,
       timeoutMs: 10_000,
-      partitionsOf: () => Promise.resolve([0]),
     });
     try {
       const [groupOffsets] = await offsets.fetchOffsets({ groupId, topics: [input] });

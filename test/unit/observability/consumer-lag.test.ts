@@ -47,9 +47,17 @@ describe('readPartitionLag', () => {
 
     const lags = await readPartitionLag(fake, 'group', ['a', 'b']);
 
-    expect(fake.calls.sort()).toEqual(['a', 'b']);
-    // The group's offsets in one request for every topic.
-    expect(fake.offsetsAsked).toEqual([{ groupId: 'group', topics: ['a', 'b'] }]);
+    expect(fake.calls).toEqual(['a', 'b']);
+    // The group's offsets in one request, for the partitions the ends listed.
+    expect(fake.offsetsAsked).toEqual([
+      {
+        groupId: 'group',
+        topics: [
+          { topic: 'a', partitions: [0, 1] },
+          { topic: 'b', partitions: [0] },
+        ],
+      },
+    ]);
     expect(lags).toEqual([
       { topic: 'a', partition: 0, lag: 2 },
       // Nothing committed: behind by everything from the low watermark.
@@ -57,6 +65,23 @@ describe('readPartitionLag', () => {
       // A topic the group never committed on is not listed at all: behind from its low watermark.
       { topic: 'b', partition: 0, lag: 3 },
     ]);
+  });
+
+  it('asks for one topic at a time: never a second request while one is unanswered', async () => {
+    let open = 0;
+    let most = 0;
+    const fake: LagAdmin = {
+      fetchOffsets: () => Promise.resolve([]),
+      fetchTopicOffsets: async () => {
+        open += 1;
+        most = Math.max(most, open);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        open -= 1;
+        return [end(0, '0', '1')];
+      },
+    };
+    await readPartitionLag(fake, 'group', ['a', 'b', 'c', 'd']);
+    expect(most).toBe(1);
   });
 
   it('asks the brokers nothing for no topics', async () => {

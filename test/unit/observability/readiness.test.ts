@@ -50,16 +50,16 @@ describe('Readiness', () => {
 
 describe('dependencyChecks', () => {
   it('checks the broker with the metadata of one topic, never of the whole cluster', async () => {
-    const asked: string[][] = [];
-    const admin = {
-      fetchTopicMetadata: (options: { topics: string[] }) => {
-        asked.push(options.topics);
-        return Promise.resolve({ topics: [] });
+    const asked: string[] = [];
+    const metadata = {
+      partitionsOf: (topic: string) => {
+        asked.push(topic);
+        return Promise.resolve([0, 1]);
       },
     };
-    const [kafka] = dependencyChecks({ admin, topic: 'p.errors' });
+    const [kafka] = dependencyChecks({ metadata, topic: 'p.errors' });
     await kafka?.check();
     expect(kafka?.name).toBe('kafka');
-    expect(asked).toEqual([['p.errors']]);
+    expect(asked).toEqual(['p.errors']);
   });
 });
