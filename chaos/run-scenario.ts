@@ -164,10 +164,7 @@ export async function runScenario(
   } finally {
     await Promise.allSettled(replicas.map((r) => r.stop()));
     await Promise.allSettled([stream.close(), observer.stop()]);
-    writeFileSync(
-      join(logDir, 'arrivals.jsonl'),
-      observer.arrivals.map((a) => JSON.stringify(a)).join('\n'),
-    );
+    writeFileSync(join(logDir, 'arrivals.jsonl'), observer.arrivals.map((a) => JSON.stringify(a)).join('\n'));
   }
 }
 

@@ -11,14 +11,7 @@ import type { PartitionRange } from './window.js';
  */
 export type RangeConsumer = Pick<
   KafkaConsumer,
-  | 'connect'
-  | 'disconnect'
-  | 'assign'
-  | 'consume'
-  | 'on'
-  | 'removeAllListeners'
-  | 'isConnected'
-  | 'committed'
+  'connect' | 'disconnect' | 'assign' | 'consume' | 'on' | 'removeAllListeners' | 'isConnected' | 'committed'
 >;
 
 /** What `readRanges` depends on. */

@@ -34,7 +34,11 @@ export async function startListeners(
   const { metrics, figures } = deps.calls;
   const interval = config.DEPENDENCY_CHECK_INTERVAL_MS;
   const readiness = new Readiness(
-    dependencyChecks({ metadata: groupOffsets.latest, topic: deps.infra.topics.errors, registry: registryCheck }),
+    dependencyChecks({
+      metadata: groupOffsets.latest,
+      topic: deps.infra.topics.errors,
+      registry: registryCheck,
+    }),
     { intervalMs: interval, timeoutMs: checkTimeoutMs(interval) },
     logger,
   );

@@ -65,6 +65,8 @@ function probe(brokers: string, pauseMs: number): Promise<Ended> {
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) =>
-    child.once('exit', (code, signal) => { resolve({ code, signal, stdout, stderr }); }),
+    child.once('exit', (code, signal) => {
+      resolve({ code, signal, stdout, stderr });
+    }),
   );
 }

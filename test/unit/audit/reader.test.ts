@@ -68,7 +68,10 @@ class FakeConsumer extends EventEmitter {
   committed(
     toppars: { topic: string; partition: number }[],
     _timeoutMs: number,
-    cb: (error: LibrdKafkaError | null, offsets: { topic: string; partition: number; offset: number }[]) => void,
+    cb: (
+      error: LibrdKafkaError | null,
+      offsets: { topic: string; partition: number; offset: number }[],
+    ) => void,
   ): void {
     for (const t of toppars) this.committedAsked.push({ ...t, connected: this.connected });
     cb(
@@ -293,7 +296,9 @@ describe('readRanges', () => {
       onRecord: () => Promise.resolve(),
     });
     expect(summary.committedOffsets).toBe(1);
-    expect(recorded.warnings).toEqual([`the throwaway consumer group ${summary.groupId} holds 1 committed offsets`]);
+    expect(recorded.warnings).toEqual([
+      `the throwaway consumer group ${summary.groupId} holds 1 committed offsets`,
+    ]);
   });
 });
 
