@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Kafka, OffsetsAdmin } from '../kafka/client.js';
+import type { Kafka } from '../kafka/client.js';
+import type { LagAdmin } from '../observability/consumer-lag.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuditConfig, Config, ConsoleTokens } from '../config.js';
@@ -20,8 +21,11 @@ import type { ReplicaFigures, StatusSource } from './status.js';
  */
 export interface AttachDeps {
   kafka: Kafka;
-  /** The service group's committed offsets, as they are (Infrastructure.groupOffsets.latest). */
-  groupOffsets: OffsetsAdmin;
+  /**
+   * The service group's committed offsets, as they are, and topics' ends
+   * (Infrastructure.groupOffsets.latest).
+   */
+  groupOffsets: LagAdmin;
   redis: Redis | undefined;
   logger: Logger;
   figures: () => ReplicaFigures;
@@ -74,15 +78,19 @@ export async function attachConsole(
   };
 }
 
-/** The lag of the service's group: topic ends from the console's admin, offsets as the group reads them. */
+/**
+ * The lag of the service's group: the topics from the console's admin, their ends and the
+ * offsets as the service's own lag watch reads them (never through the admin client's controller
+ * lookups: src/kafka/client.ts, GroupOffsetsReader).
+ */
 function lagReader(
   clients: AuditClients,
-  groupOffsets: OffsetsAdmin,
+  groupOffsets: LagAdmin,
   config: Config,
 ): () => Promise<Record<string, number>> {
   const admin = {
     listTopics: (options?: { timeout?: number }) => clients.admin.listTopics(options),
-    fetchTopicOffsets: clients.admin.fetchTopicOffsets.bind(clients.admin),
+    fetchTopicOffsets: (topic: string) => groupOffsets.fetchTopicOffsets(topic),
     fetchOffsets: groupOffsets.fetchOffsets.bind(groupOffsets),
   };
   return () => consumerLag(admin, config.KAFKA_GROUP_ID, topicNames(config.TOPIC_PREFIX));
