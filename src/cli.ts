@@ -12,6 +12,7 @@ import { createDevLogger, createLogger, type Logger } from './observability/logg
 import { routeProcessWarnings } from './observability/node-warnings.js';
 import { createRegistryClient } from './producers/registry-client.js';
 import { plainJsonCodec, registryCodec, type ValueCodec } from './producers/value-codec.js';
+import { EXIT_GRACE_MS, exitDeadline } from './service/exit-deadline.js';
 import { startWithFatalHandler } from './service/fatal-handler.js';
 import { applyHeapGrowth } from './service/heap-growth.js';
 import { createKafka, type Kafka } from './kafka/client.js';
@@ -35,11 +36,12 @@ program
     applyHeapGrowth(config.HEAP_GROWTH_PERCENT);
     const logger = createLogger({ level: config.LOG_LEVEL });
     routeProcessWarnings(logger);
+    const deadlineMs = config.SHUTDOWN_TIMEOUT_MS + EXIT_GRACE_MS;
     const service = await startWithFatalHandler(
       (onFatal) => startService(config, logger, { onFatal }),
-      (started) => void shutdown(started, logger, 1),
+      (started) => void shutdown(started, logger, 1, deadlineMs),
     );
-    onSignals(() => shutdown(service, logger, 0));
+    onSignals(() => shutdown(service, logger, 0, deadlineMs));
   });
 
 /**
@@ -108,7 +110,7 @@ program
     });
     const service = await startWithFatalHandler(
       (onFatal) => startService(config, logger, { onFatal }),
-      (started) => void shutdown(started, logger, 1),
+      (started) => void shutdown(started, logger, 1, config.SHUTDOWN_TIMEOUT_MS + EXIT_GRACE_MS),
     );
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
     out(
@@ -164,10 +166,23 @@ function parseNonNegativeInt(value: string): number {
 }
 
 let stopping = false;
-async function shutdown(service: Service | undefined, logger: Logger, code: number): Promise<void> {
+async function shutdown(
+  service: Service | undefined,
+  logger: Logger,
+  code: number,
+  deadlineMs?: number,
+): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ code }, 'stopping');
+  if (deadlineMs !== undefined) {
+    exitDeadline(deadlineMs, code, {
+      exit: (exitCode) => process.exit(exitCode),
+      onLate: (ms) => {
+        logger.error({ ms }, 'the stop did not end in time; exiting without it');
+      },
+    });
+  }
   try {
     await service?.stop();
   } catch (error) {
