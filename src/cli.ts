@@ -174,7 +174,7 @@ async function shutdown(
 ): Promise<void> {
   if (stopping) return;
   stopping = true;
-  logger.info({ code }, 'stopping');
+  // Armed before anything else of the stop, the log line included.
   if (deadlineMs !== undefined) {
     exitDeadline(deadlineMs, code, {
       exit: (exitCode) => process.exit(exitCode),
@@ -183,6 +183,7 @@ async function shutdown(
       },
     });
   }
+  logger.info({ code }, 'stopping');
   try {
     await service?.stop();
   } catch (error) {
