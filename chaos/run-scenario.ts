@@ -76,7 +76,7 @@ function replicaEnv(ctx: RunContext, prefix: string, partitions: number): Record
     // environment puts librdkafka's own lines in each replica's log.
     LOG_LEVEL: process.env.CHAOS_REPLICA_LOG_LEVEL ?? 'info',
     // As the image and `npm start` set it (src/threadpool.ts).
-    UV_THREADPOOL_SIZE: '16',
+    UV_THREADPOOL_SIZE: '64',
     // A cluster replicates every topic three ways (min.insync.replicas=2 from the brokers), and
     // its replicas keep the default request timeout (CHAOS_REQUEST_TIMEOUT_MS).
     TOPIC_REPLICATION_FACTOR: String(ctx.stack.brokers),

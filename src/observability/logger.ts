@@ -118,7 +118,10 @@ export function createLogger(settings: LoggerSettings): Logger {
     serializers: { err: (error: unknown) => withoutCommandArgs(pino.stdSerializers.err(error as Error)) },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return settings.destination ? pino(options, settings.destination) : pino(options);
+  // stdout written synchronously, on the main thread: pino's default writes through libuv's
+  // pool, and a pool taken by the Kafka client's blocked calls once held back every line a
+  // replica wrote, its last "stopping" included (src/threadpool.ts).
+  return pino(options, settings.destination ?? pino.destination({ dest: 1, sync: true }));
 }
 
 /** The part of a logger that per-request code uses. */
