@@ -388,11 +388,12 @@ async function topicEnds(
     list(partitions.map((partition) => ({ topic, partition, offset })));
   const high = await ends(rdkafka.OffsetSpec.LATEST);
   const low = await ends(rdkafka.OffsetSpec.EARLIEST);
-  return partitions.map((p) => ({
-    partition: p,
-    high: String(high.get(p) ?? 0),
-    low: String(low.get(p) ?? 0),
-  }));
+  return partitions.map((partition) => {
+    const [h, l] = [high.get(partition), low.get(partition)];
+    if (h === undefined || l === undefined)
+      throw new Error(`no offsets answered for ${topic} partition ${partition}`);
+    return { partition, high: String(h), low: String(l) };
+  });
 }
 
 /** ListOffsets for the given partitions of one topic: each partition's offset. */
