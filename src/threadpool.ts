@@ -7,8 +7,8 @@
  * `npm start` set it too, before Node starts. 64, not 16: on a three-node cluster, after a
  * coordinator was killed, a replica's pool was taken (most likely by calls that did not return:
  * transaction calls given up, the producers replaced after them); its new producer's connect, its
- * readiness check and its log writes then waited, for minutes. An idle thread
- * costs its stack's address space, not memory.
+ * readiness check and its log writes then waited, for minutes. An idle thread costs its
+ * stack's address space, not memory.
  */
 process.env.UV_THREADPOOL_SIZE ??= '64';
 

@@ -1,4 +1,4 @@
-import type { OffsetsAdmin } from '../kafka/client.js';
+import type { OffsetsAdmin, TopicPartitionEnds } from '../kafka/client.js';
 import type { Logger } from 'pino';
 
 /**
@@ -7,12 +7,12 @@ import type { Logger } from 'pino';
  * waits on Kafka.
  */
 /**
- * What the lag is read with: the service's group offsets reader (src/kafka/client.ts), whose
- * requests go to any broker that is up and to partition leaders, never to the controller; the
- * console passes its admin client.
+ * What the lag is read with (the lag watch's and the console's): the service's group offsets
+ * reader (src/kafka/client.ts), whose requests go to any broker that is up and to partition
+ * leaders, never to the controller.
  */
 export interface LagAdmin extends OffsetsAdmin {
-  fetchTopicOffsets(topic: string): Promise<{ partition: number; low: string; high: string }[]>;
+  fetchTopicOffsets(topic: string): Promise<TopicPartitionEnds[]>;
 }
 
 export interface LagWatchDeps {
@@ -45,7 +45,7 @@ export async function readPartitionLag(
 ): Promise<PartitionLag[]> {
   const lags: PartitionLag[] = [];
   if (topics.length === 0) return lags;
-  const ends: { topic: string; partitions: { partition: number; low: string; high: string }[] }[] = [];
+  const ends: { topic: string; partitions: TopicPartitionEnds[] }[] = [];
   for (const topic of topics) ends.push({ topic, partitions: await admin.fetchTopicOffsets(topic) });
   const committed = await admin.fetchOffsets({
     groupId,
