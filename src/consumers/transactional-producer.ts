@@ -137,6 +137,9 @@ export function createTransactionalProducer(
 class KafkaTransactionalProducer implements TransactionalProducer {
   private producer: Producer;
   private connected: Promise<void> | undefined;
+  /** A connect after a failed transaction is under way (reconnect()). */
+  private reconnecting = false;
+  private closed = false;
   /** The current producer's own connect (InitProducerId), which `connected` may have given up on. */
   private attempt: { producer: Producer; promise: Promise<void>; settled: { done: boolean } } | undefined;
 
@@ -206,7 +209,10 @@ class KafkaTransactionalProducer implements TransactionalProducer {
       );
     } catch (error) {
       // A round fenced meanwhile (fence()) already has its replacement.
-      if (this.producer === producer) await this.replace();
+      if (this.producer === producer) {
+        await this.replace();
+        this.reconnect();
+      }
       throw error;
     }
   }
@@ -219,9 +225,39 @@ class KafkaTransactionalProducer implements TransactionalProducer {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const pending = this.attempt?.producer === this.producer && !this.attempt.settled.done;
     // A connect still under way is left to the process's end (see replace()).
     if (this.connected && !pending) await this.producer.disconnect();
+  }
+
+  /**
+   * After a failed transaction: the new producer's InitProducerId now, not at the next round. The
+   * broker keeps the failed transaction open, and the last stable offset of every partition it
+   * wrote to with it, until a new epoch ends it or its timeout passes (then up to the
+   * coordinator's 10 s check more). A replica left without work after a rebalance has no next
+   * round: its failed transaction held the outputs of the partitions' new owners from every
+   * read_committed reader for 37 s. Tried again while it fails, until the broker would have
+   * ended the transaction by itself.
+   */
+  private reconnect(): void {
+    if (this.reconnecting) return;
+    this.reconnecting = true;
+    const until = Date.now() + this.settings.transactionTimeoutMs;
+    void (async () => {
+      try {
+        while (!this.closed && Date.now() < until) {
+          try {
+            await this.connect();
+            return;
+          } catch {
+            await new Promise((resolve) => setTimeout(resolve, RECONNECT_PAUSE_MS));
+          }
+        }
+      } finally {
+        this.reconnecting = false;
+      }
+    })();
   }
 
   private get hangMs(): number {
@@ -349,6 +385,9 @@ async function resumed<T>(
 function bounded<T>(name: string, call: Promise<T>, ms: number): Promise<T> {
   return within(call, ms, () => new TransactionCallHung(name, ms));
 }
+
+/** The pause between two connects after a failed transaction (reconnect()). */
+const RECONNECT_PAUSE_MS = 1_000;
 
 /** How long a replaced producer may take to close before it is left to itself. */
 const DISCONNECT_WAIT_MS = 5_000;

@@ -1,5 +1,5 @@
 import { KafkaJS } from '@confluentinc/kafka-javascript';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createTransactionalProducer,
   errorCode,
@@ -42,6 +42,8 @@ function scriptedClient(
     offsetsHang?: boolean;
     /** The first producer's connect answers only when the test says (releaseConnect). */
     connectHangs?: boolean;
+    /** These producers' connects fail (InitProducerId refused). */
+    connectFails?: number[];
   } = {},
 ) {
   const offsetsErrors = [...(options.offsetsErrors ?? [])];
@@ -74,7 +76,8 @@ function scriptedClient(
         offsets.push(sent);
         if (options.offsetsHang) return new Promise<void>(() => undefined);
         const scripted = offsetsErrors.shift();
-        if (scripted !== undefined) return Promise.reject(new KafkaJSError('offsets not sent', { code: scripted }));
+        if (scripted !== undefined)
+          return Promise.reject(new KafkaJSError('offsets not sent', { code: scripted }));
         return options.offsetsFail
           ? Promise.reject(new KafkaJSError('offsets refused', { code: ErrorCodes.ERR_ILLEGAL_GENERATION }))
           : Promise.resolve();
@@ -99,6 +102,10 @@ function scriptedClient(
           return connectReleased.then(() => {
             log.push(`producer ${id} connected late`);
           });
+        if (options.connectFails?.includes(id))
+          return Promise.reject(
+            new KafkaJSError('init refused', { code: ErrorCodes.ERR_COORDINATOR_NOT_AVAILABLE }),
+          );
         return Promise.resolve();
       },
       disconnect: () => {
@@ -215,8 +222,45 @@ describe('the transactional producer', () => {
       'offsets sent',
       'produce answered',
       'producer 1 disconnect',
+      // At once, not at the next round: the new epoch ends the failed transaction now.
+      'producer 2 connect',
     ]);
     expect(configs).toHaveLength(2);
+  });
+
+  it('connects its new producer after a failed transaction without waiting for a next round, again until one connects', async () => {
+    const { kafka, log, configs, answerProduce } = scriptedClient({ offsetsFail: true, connectFails: [2] });
+    answerProduce();
+    const producer = producerOn(kafka);
+    await expect(producer.commit([record(100)], offsets, owning)).rejects.toThrow('offsets refused');
+    // The broker keeps the failed transaction (and the last stable offset of what it wrote) open
+    // until a new epoch ends it: a replica left without work has no next round to bring one.
+    // Producer 2's InitProducerId failed: producer 3 tries, with no call from the caller.
+    await vi.waitFor(
+      () => {
+        expect(log).toContain('producer 3 connect');
+      },
+      { timeout: 5_000 },
+    );
+    expect(log.slice(log.indexOf('producer 1 disconnect'))).toEqual([
+      'producer 1 disconnect',
+      'producer 2 connect',
+      'producer 2 disconnect',
+      'producer 3 connect',
+    ]);
+    expect(configs).toHaveLength(3);
+    await producer.close();
+    expect(log.at(-1)).toBe('producer 3 disconnect');
+  });
+
+  it('stops connecting after a failed transaction once it is closed', async () => {
+    const { kafka, log, answerProduce } = scriptedClient({ offsetsFail: true, connectFails: [2, 3, 4] });
+    answerProduce();
+    const producer = producerOn(kafka);
+    await expect(producer.commit([record(100)], offsets, owning)).rejects.toThrow('offsets refused');
+    await producer.close();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(log.filter((l) => l.endsWith(' connect'))).toEqual(['producer 1 connect', 'producer 2 connect']);
   });
 
   it('sends no offsets and commits nothing once the round has lost a partition: RevokedBeforeCommit', async () => {
@@ -251,13 +295,12 @@ describe('the transactional producer', () => {
     expect(sent).toEqual([]);
     expect(log).not.toContain('commit');
     expect(log).not.toContain('abort');
-    // The outputs already sent are aborted with the epoch a new producer brings.
-    expect(log.slice(-2)).toEqual(['produce answered', 'producer 1 disconnect']);
+    // The outputs already sent are aborted with the epoch a new producer brings, at once.
+    expect(log.slice(-3)).toEqual(['produce answered', 'producer 1 disconnect', 'producer 2 connect']);
     expect(configs).toHaveLength(2);
 
     await producer.commit([record(100)], offsets, owning);
-    expect(log.slice(-6)).toEqual([
-      'producer 2 connect',
+    expect(log.slice(-5)).toEqual([
       'transaction',
       'produce sent',
       'offsets sent',
@@ -310,7 +353,12 @@ describe('the transactional producer', () => {
   });
 
   it('asks again whether the round still holds its partitions before it sends the offsets again', async () => {
-    const { kafka, offsets: sent, configs, answerProduce } = scriptedClient({
+    const {
+      kafka,
+      offsets: sent,
+      configs,
+      answerProduce,
+    } = scriptedClient({
       offsetsErrors: [ErrorCodes.ERR_NOT_COORDINATOR],
     });
     answerProduce();
