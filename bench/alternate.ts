@@ -18,7 +18,11 @@ const SCENARIOS: Record<string, Scenario> = { a: instantVendor, b: rateLimitedVe
 const SYSTEMS: readonly SystemName[] = ['service', 'one-instance', 'baseline', 'floor'];
 
 function line(m: Measured): string {
-  const rate = m.achievedPerLimit === undefined ? '' : ` ${m.achievedPerLimit} of the limit,`;
+  // The vendor sandbox's own count: the most calls it took in any sliding second.
+  const rate =
+    m.achievedPerLimit === undefined
+      ? ''
+      : ` ${m.achievedPerLimit} of the limit, at most ${m.vendor.maxInAnySlidingSecond} calls in a sliding second,`;
   return `${m.system}:${rate} ${m.outcomesPerSecond}/s, ${m.cpuSecondsPer1000} CPU-ms/request, ${m.peakRssMiB} MiB, ${m.requestsWithOutcome} with an outcome, ${m.duplicateOutcomes} duplicates`;
 }
 
