@@ -2,6 +2,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Lane, Operation } from '../contract/operations.js';
 import { watchConsumerLag, type LagWatchDeps } from './consumer-lag.js';
 import { metricFactory, type MetricFactory } from './metric-factory.js';
+import { threadPoolWait } from './threadpool-wait.js';
 import { laneGauges, operationGauges, runtimeGauges, webhookGauges } from './metric-gauges.js';
 import {
   type BreakerTransition,
@@ -110,6 +111,7 @@ export function createMetrics(): ServiceMetrics {
   laneGauges(make, () => sources);
   webhookGauges(make, () => sources);
   memoryGauges(make);
+  threadPoolGauge(make);
   return {
     registry,
     attach(more) {
@@ -132,6 +134,22 @@ function memoryGauges(make: MetricFactory): void {
     [],
     (g) => {
       g.set(process.memoryUsage().arrayBuffers);
+    },
+  );
+}
+
+/**
+ * How long a task waits for a thread of libuv's pool, asked at each scrape (threadpool-wait.ts):
+ * near 0 normally, and growing while the Kafka client's blocking calls hold every thread.
+ */
+function threadPoolGauge(make: MetricFactory): void {
+  const wait = threadPoolWait();
+  make.gauge(
+    'verification_threadpool_wait_seconds',
+    "How long a task given to libuv's thread pool at the scrape waited to run (while one has not run: how long it has waited so far)",
+    [],
+    async (g) => {
+      g.set(await wait());
     },
   );
 }

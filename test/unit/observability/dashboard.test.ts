@@ -87,6 +87,7 @@ describe('the chart dashboard and alerts', () => {
         'VerificationTransactionsFailing',
         'VerificationSearchesExpiring',
         'VerificationHangingTransaction',
+        'VerificationThreadPoolStarved',
       ]),
     );
   });
