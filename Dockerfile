@@ -57,7 +57,7 @@ EXPOSE 8080
 # Two malloc arenas: by default glibc gives threads (V8's platform workers, libuv's pool) arenas
 # of their own, and memory freed in one is not reused by another: about 10 MiB of peak RSS in
 # bench (b).
-# 16 threads in libuv's pool: librdkafka's blocking calls hold one each (src/threadpool.ts).
+# 64 threads in libuv's pool: librdkafka's blocking calls hold one each (src/threadpool.ts).
 ENV MALLOC_ARENA_MAX=2 UV_THREADPOOL_SIZE=64
 ENTRYPOINT ["node", "--enable-source-maps", "--max-semi-space-size=8", "dist/src/cli.js"]
 CMD ["run"]
