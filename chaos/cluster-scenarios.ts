@@ -118,16 +118,26 @@ export const CLUSTER_SCENARIOS: readonly Scenario[] = [
     name: 'coordinator-kills',
     cluster: 'only',
     description:
-      'SIGKILL, cycle after cycle (--kill-cycles), of the node that coordinates the group (the active controller when it coordinates too); down, then started again',
+      'SIGKILL, cycle after cycle, of the node that coordinates the group (the active controller when it coordinates too), until --kill-cycles kills hit the active controller as it coordinates; down, then started again',
     async fault(ctx) {
       let kills = 0;
-      for (let cycle = 1; cycle <= ctx.settings.killCycles; cycle += 1) {
+      // Kills of the active controller while it coordinates the group or a replica's
+      // transactions: the cycles go on until --kill-cycles of them (at most twice as many kills
+      // in all), since after some kills the controller coordinates nothing.
+      let controllerKills = 0;
+      for (
+        let cycle = 1;
+        controllerKills < ctx.settings.killCycles && cycle <= 2 * ctx.settings.killCycles;
+        cycle += 1
+      ) {
         const { node, roles } = await coordinatorTarget(ctx);
         kills += await killNode(ctx, node, `cycle ${cycle}: ${roles.join(', ')}`);
+        if (roles.includes('active controller') && roles.length > 1) controllerKills += 1;
         // Each kill hits a service in its steady state: outcomes flowing again for a while, so
         // that each kill's stall is its own, not the tail of the one before.
         await steadyOutcomes(ctx);
       }
+      ctx.log(`${controllerKills} of ${kills} kills hit the active controller as it coordinated`);
       return kills;
     },
   },
