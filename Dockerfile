@@ -35,7 +35,13 @@ FROM build AS production-files
 # The vendor sandbox and the demo stay out of the production image (the `sandbox` and `dev`
 # commands load them on demand); @fastify/multipart, which only the sandbox uses, is a
 # devDependency and goes with the prune.
-RUN npm prune --omit=dev && rm -rf dist/src/sandbox dist/src/demo
+# Of the Kafka client's native build only the addon and the two shared libraries it loads
+# (build/deps/librdkafka*.so.1, by its rpath) are kept: librdkafka's sources, objects and static
+# archives were 272 MB of a 576 MB image.
+RUN npm prune --omit=dev && rm -rf dist/src/sandbox dist/src/demo \
+ && cd node_modules/@confluentinc/kafka-javascript \
+ && rm -rf deps build/Release/obj.target build/deps/include build/deps/pkgconfig build/deps/librdkafka \
+      build/deps/*.a build/deps/*.mk build/deps/*.Makefile
 
 FROM node:24-bookworm-slim
 # The shared libraries librdkafka was linked against, and nothing of the build's toolchain.
