@@ -8,10 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { consumerConfig, type RuntimeSettings } from '../../src/consumers/runtime.js';
-import { createKafka, type Admin, type Consumer, type Producer } from '../../src/kafka/client.js';
+import type { Admin, Consumer, Producer } from '../../src/kafka/client.js';
+import { testKafka } from '../helpers/service.js';
+import { createTopic } from '../helpers/stack.js';
 
-const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
-const kafka = createKafka({ brokers });
+// The test stack's brokers (local, shifted ports or containers), not a fixed address.
+const kafka = testKafka();
 const topic = `quiet-consumer-${randomUUID()}`;
 const MAX_POLL_INTERVAL_MS = 6_000;
 const settings: RuntimeSettings = {
@@ -27,13 +29,15 @@ const settings: RuntimeSettings = {
   transactionTimeoutMs: 10_000,
 };
 
-let admin: Admin;
-let producer: Producer;
-let consumer: Consumer;
+// Unset until beforeAll opened them: afterAll closes what was opened.
+let admin: Admin | undefined;
+let producer: Producer | undefined;
+let consumer: Consumer | undefined;
 const seen: string[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function publish(values: string[]): Promise<void> {
+  if (!producer) throw new Error('no producer');
   await producer.send({ topic, messages: values.map((value) => ({ key: value, value })) });
 }
 
@@ -48,16 +52,18 @@ async function seenAll(values: string[], withinMs: number): Promise<boolean> {
 beforeAll(async () => {
   admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 2 }] });
+  // Replication factor 1 given, not the broker's default (a container broker's may be larger).
+  await createTopic(admin, topic, 2);
   producer = kafka.producer({ kafkaJS: { idempotent: true, acks: -1 } });
   await producer.connect();
-  consumer = kafka.consumer({
+  const reader = kafka.consumer({
     ...consumerConfig(settings, () => Promise.resolve()),
     'max.poll.interval.ms': MAX_POLL_INTERVAL_MS,
   });
-  await consumer.connect();
-  await consumer.subscribe({ topics: [topic] });
-  await consumer.run({
+  consumer = reader;
+  await reader.connect();
+  await reader.subscribe({ topics: [topic] });
+  await reader.run({
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: 4,
     eachBatch: async (payload) => {
@@ -71,10 +77,10 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await consumer.disconnect();
-  await producer.disconnect();
-  await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-  await admin.disconnect();
+  await consumer?.disconnect();
+  await producer?.disconnect();
+  await admin?.deleteTopics({ topics: [topic] }).catch(() => undefined);
+  await admin?.disconnect();
 });
 
 it('takes messages published after a quiet period past the max poll interval', async () => {
